@@ -1,0 +1,60 @@
+# Firn: two commands do everything on a fresh clone: `make run` and `make test`.
+SHELL := /bin/bash
+NODE ?= node
+TSX := $(NODE) --import tsx
+TEST := $(TSX) --test --test-reporter=spec
+FIRN_GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+export FIRN_GIT_COMMIT
+
+UNIT_TESTS = $(shell find test/unit -name '*.test.ts' | sort)
+INTEGRATION_TESTS = $(shell find test/integration -name '*.test.ts' | sort)
+EXAMPLES = $(shell find examples -maxdepth 1 -name '*.ts' | sort)
+
+.PHONY: all install run inspect test typecheck lint format test-unit test-integration examples bench clean clean-data
+
+all: test
+
+# Install what is missing: node_modules is rebuilt when package.json or the lock file changes.
+install: node_modules/.firn-installed
+node_modules/.firn-installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+## run: a dev node on 127.0.0.1:9650 (local network, this node the only validator, admin API on)
+run: install
+	$(TSX) src/bin/firn.ts --dev $(ARGS)
+
+## inspect: the same, with the actor system relayed to the Stately inspector (see docs/operations.md)
+inspect: install
+	$(TSX) src/bin/firn.ts --dev --inspect-actors $(ARGS)
+
+## test: typecheck, lint, unit, integration, examples
+test: install typecheck lint test-unit test-integration examples
+
+typecheck: install
+	npx tsc --noEmit -p .
+
+lint: install
+	npx biome check .
+
+format: install
+	npx biome check --write .
+
+test-unit: install
+	$(TEST) $(UNIT_TESTS)
+
+test-integration: install
+	$(TEST) --test-concurrency=1 $(INTEGRATION_TESTS)
+
+examples: install
+	@set -e; for f in $(EXAMPLES); do echo "== $$f"; timeout 120 $(TSX) $$f; done
+
+## bench: benchmarks, JSON on stdout
+bench: install
+	@set -e; for f in $$(find bench -maxdepth 1 -name '*.bench.ts' | sort); do timeout 600 $(TSX) $$f; done
+
+clean:
+	rm -rf node_modules
+
+clean-data:
+	rm -rf $(HOME)/.firn/dev

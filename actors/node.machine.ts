@@ -1,0 +1,71 @@
+/**
+ * The root of the actor system: spawns the node's profiler and one lifecycle actor per chain, each under a
+ * systemId (`profiler`, `chain:<alias>`) so services find them with `system.get(...)`. Pure: the composition
+ * root `provide`s the chain and profiler logic with their IO slots filled.
+ */
+import { assign, enqueueActions, setup } from 'xstate'
+import { type ChainInput, chainMachine } from './chains/chain.machine.js'
+import { profilerMachine } from './profiler/profiler.machine.js'
+import { SystemId } from './system-ids.js'
+
+export interface NodeInput {
+  nodeId: string
+  networkId: number
+  chains: ChainInput[]
+}
+
+export interface NodeContext {
+  nodeId: string
+  networkId: number
+  /** chains with a lifecycle actor, in creation order */
+  chains: ChainInput[]
+}
+
+export type NodeEvent = { type: 'node.createChain'; chain: ChainInput } | { type: 'node.shutdown' }
+
+export const nodeMachine = setup({
+  types: {
+    input: {} as NodeInput,
+    context: {} as NodeContext,
+    events: {} as NodeEvent,
+  },
+  actors: {
+    chain: chainMachine,
+    profiler: profilerMachine,
+  },
+  actions: {
+    spawnChain: enqueueActions(({ enqueue }, chain: ChainInput) => {
+      enqueue.spawnChild('chain', { id: `chain:${chain.alias}`, systemId: SystemId.chain(chain.alias), input: chain })
+    }),
+  },
+  guards: {
+    isNewChain: ({ context }, params: { chainId: string }) => !context.chains.some((c) => c.chainId === params.chainId),
+  },
+}).createMachine({
+  id: 'node',
+  context: ({ input }) => ({ nodeId: input.nodeId, networkId: input.networkId, chains: input.chains }),
+  initial: 'running',
+  states: {
+    running: {
+      entry: [
+        enqueueActions(({ enqueue }) => {
+          enqueue.spawnChild('profiler', { id: 'profiler', systemId: SystemId.Profiler, input: { label: 'node' } })
+        }),
+        enqueueActions(({ enqueue, context }) => {
+          for (const chain of context.chains) enqueue({ type: 'spawnChain', params: chain })
+        }),
+      ],
+      on: {
+        'node.createChain': {
+          guard: { type: 'isNewChain', params: ({ event }) => ({ chainId: event.chain.chainId }) },
+          actions: [
+            { type: 'spawnChain', params: ({ event }) => event.chain },
+            assign({ chains: ({ context, event }) => [...context.chains, event.chain] }),
+          ],
+        },
+        'node.shutdown': 'stopped',
+      },
+    },
+    stopped: { type: 'final' },
+  },
+})

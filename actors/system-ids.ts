@@ -1,0 +1,10 @@
+/** systemIds of the long-lived actors, so `system.get(SystemId.X)` finds them anywhere in the tree. */
+export const SystemId = {
+  Node: 'node',
+  Profiler: 'profiler',
+  Network: 'network',
+  /** chain lifecycle actors are `chain:<alias or ID>`, e.g. `chain:C` */
+  chain: (alias: string) => `chain:${alias}`,
+  /** a chain's own profiler (the chain admin API), e.g. `profiler:C` */
+  chainProfiler: (alias: string) => `profiler:${alias}`,
+} as const

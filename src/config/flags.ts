@@ -1,0 +1,67 @@
+/**
+ * The flag table: the reference node's flag names and defaults (reference/node-api.md section 9), plus Firn's
+ * own (`--dev`, `--inspect-actors`). Values come from flags > env vars (`FIRN_<FLAG>`) > the config file.
+ * Defaults that name other flags use `$DATA_DIR`, expanded to `--data-dir`.
+ */
+export type FlagKind = 'string' | 'bool' | 'uint' | 'float' | 'list' | 'intList' | 'duration'
+
+export interface FlagSpec {
+  kind: FlagKind
+  default: string | boolean | number | string[] | number[]
+  help: string
+}
+
+const f = (kind: FlagKind, def: FlagSpec['default'], help: string): FlagSpec => ({ kind, default: def, help })
+
+export const FLAGS = {
+  version: f('bool', false, 'Print the version and quit'),
+  'version-json': f('bool', false, 'Print the version as JSON and quit'),
+  dev: f('bool', false, 'Development node: local network, this node the only validator, admin API on'),
+  'config-file': f('string', '', 'JSON file of flag values keyed by flag name'),
+  'config-file-content': f('string', '', 'Base64 of the config file (instead of --config-file)'),
+  'config-file-content-type': f('string', 'json', 'Format of --config-file-content (json)'),
+  'data-dir': f('string', '$HOME/.firn', 'Base directory of everything the node writes'),
+  'network-id': f('string', 'local', 'Network: mainnet, fuji (testnet), local, testing, or a number / network-<n>'),
+  'http-host': f('string', '127.0.0.1', 'Address of the HTTP API server (empty = all interfaces)'),
+  'http-port': f('uint', 9650, 'Port of the HTTP API server (0 = pick a free port)'),
+  'http-allowed-origins': f('string', '*', 'Whitespace-separated origins allowed by CORS'),
+  'http-allowed-hosts': f('list', ['localhost'], 'Comma-separated Host names accepted (* = any)'),
+  'http-shutdown-timeout': f('duration', 10_000, 'How long shutdown waits for in-flight HTTP calls'),
+  'api-admin-enabled': f('bool', false, 'Serve /ext/admin'),
+  'api-info-enabled': f('bool', true, 'Serve /ext/info'),
+  'staking-host': f('string', '', 'Address the P2P server binds (empty = all interfaces)'),
+  'staking-port': f('uint', 9651, 'Port of the P2P server (0 = pick a free port)'),
+  'staking-tls-key-file': f('string', '$DATA_DIR/staking/staker.key', 'Staking TLS key (PEM)'),
+  'staking-tls-cert-file': f('string', '$DATA_DIR/staking/staker.crt', 'Staking TLS certificate (PEM)'),
+  'staking-signer-key-file': f('string', '$DATA_DIR/staking/signer.key', 'BLS signer key (32 raw bytes)'),
+  'public-ip': f('string', '', 'Public IP this node signs into its handshakes (default 127.0.0.1)'),
+  'db-type': f('string', 'leveldb', 'Database: leveldb or memdb'),
+  'db-dir': f('string', '$DATA_DIR/db', 'Database directory; the database lives in <db-dir>/<network name>'),
+  'log-dir': f('string', '$DATA_DIR/logs', 'Directory of the log files'),
+  'log-level': f('string', 'info', 'Level of written logs: verbo, debug, trace, info, warn, error, fatal, off'),
+  'log-display-level': f('string', '', 'Level of displayed logs (default: --log-level)'),
+  'profile-dir': f('string', '$DATA_DIR/profiles', 'Where profiles are written'),
+  'plugin-dir': f('string', '$DATA_DIR/plugins', 'Directory of VM plugins'),
+  'chain-config-dir': f('string', '$DATA_DIR/configs/chains', 'Directory of per-chain configs'),
+  'chain-aliases-file': f('string', '$DATA_DIR/configs/chains/aliases.json', 'JSON {chainID: [aliases]}'),
+  'track-subnets': f('list', [], 'Comma-separated subnet IDs to track'),
+  'acp-support': f('intList', [], 'ACPs to support'),
+  'acp-object': f('intList', [], 'ACPs to object to'),
+  'uptime-requirement': f('float', 0.8, 'Fraction of time a validator must be online to be rewarded'),
+  'sybil-protection-enabled': f('bool', true, 'When off, every connected peer is a validator'),
+  'sybil-protection-disabled-weight': f('uint', 100, 'Weight of each validator when sybil protection is off'),
+  'bootstrap-ips': f('list', [], 'Comma-separated IP:port of the bootstrap nodes'),
+  'bootstrap-ids': f('list', [], 'Comma-separated NodeIDs of the bootstrap nodes'),
+  'tx-fee': f('uint', 1_000_000, 'Transaction fee in nAVAX (not mainnet/fuji)'),
+  'create-asset-tx-fee': f('uint', 1_000_000, 'Asset creation fee in nAVAX (not mainnet/fuji)'),
+  'process-context-file': f('string', '$DATA_DIR/process.json', 'Where {pid, uri, stakingAddress} is written'),
+  'inspect-actors': f('bool', false, 'Attach @statelyai/inspect to the actor system (see docs/operations.md)'),
+  'inspect-port': f('uint', 8080, 'Port of the local inspector relay used by --inspect-actors'),
+} satisfies Record<string, FlagSpec>
+
+export type FlagName = keyof typeof FLAGS
+
+export const isFlagName = (name: string): name is FlagName => Object.hasOwn(FLAGS, name)
+
+/** `http-port` -> `FIRN_HTTP_PORT` */
+export const envVarName = (flag: string): string => `FIRN_${flag.toUpperCase().replaceAll('-', '_')}`

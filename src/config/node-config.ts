@@ -1,0 +1,243 @@
+/**
+ * NodeConfig: the frozen, validated configuration every module reads. `loadNodeConfig(argv, env)` checks
+ * everything before anything is written; errors carry the reference's texts.
+ */
+import { statSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { FlagName } from './flags.js'
+import { isPublicNetwork, NetworkId, networkName, parseNetworkId } from './networks.js'
+import { ConfigError, collect, type RawConfig } from './sources.js'
+
+export const LOG_LEVELS = ['VERBO', 'DEBUG', 'TRACE', 'INFO', 'WARN', 'ERROR', 'FATAL', 'OFF'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** Level names are accepted in any case; the reference's error text otherwise. */
+export function parseLogLevel(text: string): LogLevel {
+  const upper = text.toUpperCase() as LogLevel
+  if (LOG_LEVELS.includes(upper)) return upper
+  throw new ConfigError(`unknown log level: ${JSON.stringify(text)}`)
+}
+
+export interface NodeConfig {
+  dev: boolean
+  dataDir: string
+  networkId: number
+  networkName: string
+  http: {
+    host: string
+    port: number
+    allowedOrigins: string[]
+    allowedHosts: string[]
+    shutdownTimeoutMs: number
+  }
+  api: { adminEnabled: boolean; infoEnabled: boolean }
+  staking: {
+    host: string
+    port: number
+    keyPath: string
+    certPath: string
+    keyExplicit: boolean
+    certExplicit: boolean
+    signerKeyPath: string
+    signerExplicit: boolean
+  }
+  /** the IP this node signs into handshakes and reports in info.getNodeIP */
+  publicIp: string
+  db: { type: 'leveldb' | 'memdb'; dir: string; path: string }
+  log: { dir: string; level: LogLevel; displayLevel: LogLevel }
+  profileDir: string
+  pluginDir: string
+  pluginDirExplicit: boolean
+  chainConfigDir: string
+  chainAliasesFile: string
+  chainAliasesFileExplicit: boolean
+  trackSubnets: string[]
+  acpSupport: number[]
+  acpObject: number[]
+  uptimeRequirement: number
+  sybilProtection: { enabled: boolean; disabledWeight: number }
+  bootstrap: { ips: string[]; ids: string[] }
+  fees: { txFee: string; createAssetTxFee: string }
+  processContextFile: string
+  inspect: { enabled: boolean; port: number }
+}
+
+const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY'
+
+export function loadNodeConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): NodeConfig {
+  return buildNodeConfig(collect(argv, env), env)
+}
+
+export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeConfig {
+  const dev = raw.get<boolean>('dev')
+  const home = env.HOME ?? homedir()
+  const dataDirText = raw.isSet('data-dir') ? raw.get<string>('data-dir') : dev ? '$HOME/.firn/dev' : '$HOME/.firn'
+  const dataDir = resolve(dataDirText.replaceAll('$HOME', home))
+  const path = (name: FlagName) => resolve(raw.get<string>(name).replaceAll('$DATA_DIR', dataDir).replaceAll('$HOME', home))
+
+  if (dev && raw.isSet('network-id') && parseNetworkId(raw.get<string>('network-id')) !== NetworkId.local) {
+    throw new ConfigError('--dev runs the local network; remove --network-id or set it to local')
+  }
+  const networkId = dev ? NetworkId.local : parseNetworkId(raw.get<string>('network-id'))
+
+  const level = parseLogLevel(raw.get<string>('log-level'))
+  const displayText = raw.get<string>('log-display-level')
+  const displayLevel = displayText === '' ? level : parseLogLevel(displayText)
+
+  const dbType = raw.get<string>('db-type')
+  if (dbType !== 'leveldb' && dbType !== 'memdb') throw new ConfigError('db-type must be one of {leveldb, memdb}')
+
+  const uptimeRequirement = isPublicNetwork(networkId) ? 0.8 : raw.get<number>('uptime-requirement')
+  if (!(uptimeRequirement >= 0 && uptimeRequirement <= 1)) {
+    throw new ConfigError('uptime requirement must be in the range [0, 1]')
+  }
+
+  const sybilEnabled = dev ? false : raw.get<boolean>('sybil-protection-enabled')
+  if (!sybilEnabled && isPublicNetwork(networkId)) throw new ConfigError('sybil protection disabled on public network')
+  const disabledWeight = raw.get<number>('sybil-protection-disabled-weight')
+  if (!sybilEnabled && disabledWeight <= 0) throw new ConfigError('sybil protection disabled weights must be positive')
+
+  const { acpSupport, acpObject } = checkAcps(raw.get<number[]>('acp-support'), raw.get<number[]>('acp-object'))
+  const trackSubnets = checkTrackSubnets(raw.get<string[]>('track-subnets'))
+  const bootstrap = checkBootstrap(raw.get<string[]>('bootstrap-ips'), raw.get<string[]>('bootstrap-ids'))
+
+  const pluginDir = path('plugin-dir')
+  if (raw.isSet('plugin-dir')) checkDirExists(pluginDir)
+
+  const httpPort = raw.get<number>('http-port')
+  const stakingPort = raw.get<number>('staking-port')
+  for (const [name, port] of [
+    ['http-port', httpPort],
+    ['staking-port', stakingPort],
+  ] as const) {
+    if (port > 65535) throw new ConfigError(`${name} must be at most 65535, got ${port}`)
+  }
+  const stakingHost = raw.get<string>('staking-host')
+  const publicIp = raw.get<string>('public-ip') || defaultPublicIp(stakingHost)
+  if (!isIpLiteral(publicIp)) throw new ConfigError(`invalid public IP: ${JSON.stringify(publicIp)}`)
+
+  const dbDir = path('db-dir')
+  const adminExplicit = raw.isSet('api-admin-enabled')
+  return deepFreeze({
+    dev,
+    dataDir,
+    networkId,
+    networkName: networkName(networkId),
+    http: {
+      host: raw.get<string>('http-host'),
+      port: httpPort,
+      allowedOrigins: raw
+        .get<string>('http-allowed-origins')
+        .split(/\s+/)
+        .filter((s) => s !== ''),
+      allowedHosts: raw.get<string[]>('http-allowed-hosts'),
+      shutdownTimeoutMs: raw.get<number>('http-shutdown-timeout'),
+    },
+    api: {
+      adminEnabled: dev && !adminExplicit ? true : raw.get<boolean>('api-admin-enabled'),
+      infoEnabled: raw.get<boolean>('api-info-enabled'),
+    },
+    staking: {
+      host: stakingHost,
+      port: stakingPort,
+      keyPath: path('staking-tls-key-file'),
+      certPath: path('staking-tls-cert-file'),
+      keyExplicit: raw.isSet('staking-tls-key-file'),
+      certExplicit: raw.isSet('staking-tls-cert-file'),
+      signerKeyPath: path('staking-signer-key-file'),
+      signerExplicit: raw.isSet('staking-signer-key-file'),
+    },
+    publicIp,
+    db: { type: dbType, dir: dbDir, path: join(dbDir, dev ? 'dev' : networkName(networkId)) },
+    log: { dir: path('log-dir'), level, displayLevel },
+    profileDir: path('profile-dir'),
+    pluginDir,
+    pluginDirExplicit: raw.isSet('plugin-dir'),
+    chainConfigDir: path('chain-config-dir'),
+    chainAliasesFile: path('chain-aliases-file'),
+    chainAliasesFileExplicit: raw.isSet('chain-aliases-file'),
+    trackSubnets,
+    acpSupport,
+    acpObject,
+    uptimeRequirement,
+    sybilProtection: { enabled: sybilEnabled, disabledWeight },
+    bootstrap,
+    fees: { txFee: String(raw.get<number>('tx-fee')), createAssetTxFee: String(raw.get<number>('create-asset-tx-fee')) },
+    processContextFile: path('process-context-file'),
+    inspect: { enabled: raw.get<boolean>('inspect-actors'), port: raw.get<number>('inspect-port') },
+  })
+}
+
+/** ACPs that are already activated: objecting to one of them is refused (the reference's ScheduledACPs is empty). */
+const SCHEDULED_ACPS = new Set<number>()
+
+function checkAcps(support: number[], object: number[]) {
+  for (const acp of [...support, ...object]) {
+    if (acp < 0 || acp > 0x7fffffff) throw new ConfigError(`invalid ACP: ${acp}`)
+  }
+  const s = [...new Set(support)].sort((a, b) => a - b)
+  const o = [...new Set(object)].sort((a, b) => a - b)
+  if (s.some((a) => o.includes(a))) throw new ConfigError('supporting and objecting to the same ACP')
+  if (o.some((a) => SCHEDULED_ACPS.has(a))) throw new ConfigError('objecting to enabled ACP')
+  return { acpSupport: s, acpObject: o }
+}
+
+const CB58_ID = /^[1-9A-HJ-NP-Za-km-z]{1,60}$/
+
+function checkTrackSubnets(ids: string[]): string[] {
+  for (const id of ids) {
+    if (id === PRIMARY_NETWORK_ID) throw new ConfigError('cannot track primary network')
+    if (!CB58_ID.test(id)) throw new ConfigError(`couldn't parse subnetID ${JSON.stringify(id)}: invalid subnet ID`)
+  }
+  return [...new Set(ids)]
+}
+
+function checkBootstrap(ips: string[], ids: string[]) {
+  if (ips.length > 0 && ids.length === 0) throw new ConfigError('set "bootstrap-ips" but didn\'t set "bootstrap-ids"')
+  if (ids.length > 0 && ips.length === 0) throw new ConfigError('set "bootstrap-ids" but didn\'t set "bootstrap-ips"')
+  if (ips.length !== ids.length) {
+    throw new ConfigError(
+      `expected the number of bootstrapIPs (${ips.length}) to match the number of bootstrapIDs (${ids.length})`,
+    )
+  }
+  for (const ip of ips) {
+    if (!/^(\[[0-9a-fA-F:.]+\]|[0-9.]+):[0-9]{1,5}$/.test(ip)) {
+      throw new ConfigError(`couldn't parse bootstrap ip ${ip}: not an ip:port`)
+    }
+  }
+  for (const id of ids) {
+    if (!id.startsWith('NodeID-')) {
+      throw new ConfigError(`couldn't parse bootstrap peer id ${id}: ID: ${id} is missing the prefix: NodeID-`)
+    }
+  }
+  return { ips, ids }
+}
+
+function checkDirExists(dir: string): void {
+  let isDir: boolean
+  try {
+    isDir = statSync(dir).isDirectory()
+  } catch (err) {
+    throw new ConfigError(`plugin dir ${JSON.stringify(dir)} not found: ${(err as Error).message}`)
+  }
+  if (!isDir) throw new ConfigError(`plugin dir is not a directory: ${JSON.stringify(dir)}`)
+}
+
+/** With no --public-ip the node does not ask the internet: it uses its staking host, or loopback. */
+function defaultPublicIp(stakingHost: string): string {
+  if (stakingHost === '' || stakingHost === '0.0.0.0' || stakingHost === '::') return '127.0.0.1'
+  return stakingHost
+}
+
+function isIpLiteral(s: string): boolean {
+  return /^(\d{1,3})(\.\d{1,3}){3}$/.test(s) || (s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s))
+}
+
+function deepFreeze<T>(o: T): T {
+  if (typeof o === 'object' && o !== null) {
+    for (const v of Object.values(o)) deepFreeze(v)
+    Object.freeze(o)
+  }
+  return o
+}

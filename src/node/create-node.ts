@@ -1,0 +1,218 @@
+/**
+ * The composition root. Build order: data dir -> identity -> logs -> database -> chains and VMs -> peers and
+ * validators -> actor system -> HTTP API -> process context file. `close()` runs it backwards, is idempotent,
+ * and closes the database and the logs last.
+ */
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { type Actor, createActor, type InspectionEvent } from 'xstate'
+import { chainMachine } from '../../actors/chains/chain.machine.js'
+import { nodeMachine } from '../../actors/node.machine.js'
+import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
+import { SystemId } from '../../actors/system-ids.js'
+import { adminService } from '../api/admin/service.js'
+import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
+import { infoService } from '../api/info/service.js'
+import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
+import { ChainRegistry } from '../chains/registry.js'
+import { EVM_ID, VmRegistry } from '../chains/vm-registry.js'
+import { chainIds } from '../config/chain-ids.js'
+import type { NodeConfig } from '../config/node-config.js'
+import { SEMVER } from '../config/version.js'
+import { type Database, openDatabase } from '../db/open.js'
+import { loadOrCreateSigner } from '../identity/bls.js'
+import { loadOrCreateStakingIdentity } from '../identity/staking.js'
+import { LogManager } from '../log/logger.js'
+import { PeerTable } from '../network/peer-table.js'
+import { genesisValidators, ValidatorSet } from '../network/validators.js'
+import { createMailboxStats } from '../profiling/mailbox-stats.js'
+import { profilerImplementation } from '../profiling/profiler.impl.js'
+import { listActors } from './actor-tree.js'
+import { chainSlots } from './chain-slots.js'
+import { startInspector } from './inspector.js'
+import { registerDefaultAliases } from './routes.js'
+
+export interface FirnNode {
+  readonly config: NodeConfig
+  readonly nodeId: string
+  /** `http://host:port` of the API server */
+  readonly url: string
+  readonly actor: Actor<typeof nodeMachine>
+  readonly logs: LogManager
+  close(): Promise<void>
+}
+
+export interface CreateNodeOptions {
+  /** where displayed log lines go (default stdout) */
+  display?: (line: string) => void
+}
+
+export async function createNode(config: NodeConfig, opts: CreateNodeOptions = {}): Promise<FirnNode> {
+  const cleanups: (() => Promise<void> | void)[] = []
+  const runCleanups = async () => {
+    for (const fn of cleanups.splice(0).reverse()) {
+      try {
+        await fn()
+      } catch {
+        // keep closing the rest: one failing part must not leave the database open
+      }
+    }
+  }
+  try {
+    return await build(config, opts, cleanups, runCleanups)
+  } catch (err) {
+    await runCleanups()
+    throw err
+  }
+}
+
+async function build(
+  config: NodeConfig,
+  opts: CreateNodeOptions,
+  cleanups: (() => Promise<void> | void)[],
+  runCleanups: () => Promise<void>,
+): Promise<FirnNode> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o750 })
+
+  const identity = await loadOrCreateStakingIdentity({
+    keyPath: config.staking.keyPath,
+    certPath: config.staking.certPath,
+    keyExplicit: config.staking.keyExplicit,
+    certExplicit: config.staking.certExplicit,
+  })
+  const signer = await loadOrCreateSigner({ path: config.staking.signerKeyPath, explicit: config.staking.signerExplicit })
+  const nodeId = identity.nodeId
+  const nodePOP = signer.proofOfPossession()
+
+  const logs = new LogManager({
+    dir: config.log.dir,
+    level: config.log.level,
+    displayLevel: config.log.displayLevel,
+    display: opts.display,
+  })
+  cleanups.push(() => logs.close())
+  const log = logs.get('main')
+  logs.get('http')
+  logs.get('network')
+  log.info('starting firn', { version: SEMVER, nodeID: nodeId, networkID: config.networkId, dataDir: config.dataDir })
+  log.info('node proof of possession', nodePOP)
+
+  const db: Database = await openDatabase({ type: config.db.type, path: config.db.path })
+  cleanups.push(() => db.close())
+  log.info('database opened', { type: config.db.type, path: config.db.type === 'memdb' ? undefined : config.db.path })
+
+  const chains = new ChainRegistry(chainIds(config.networkId))
+  await chains.loadAliasesFile(config.chainAliasesFile, config.chainAliasesFileExplicit)
+  const vms = new VmRegistry()
+  vms.register({ id: EVM_ID, aliases: ['evm'], version: `v${SEMVER}` })
+  const cChain = chains.create(chains.ids.C, EVM_ID)
+  logs.get(cChain.alias)
+
+  const peers = new PeerTable()
+  const validators = new ValidatorSet({
+    selfNodeId: nodeId,
+    sybilProtectionEnabled: config.sybilProtection.enabled,
+    disabledWeight: config.sybilProtection.disabledWeight,
+    genesis: genesisValidators(config.networkId),
+    connectedPeers: () => peers.nodeIds(),
+  })
+
+  const mailbox = createMailboxStats()
+  const profiler = profilerImplementation({ dir: config.profileDir, lockSources: { mailbox } })
+  cleanups.push(() => profiler.close())
+  const inspector = config.inspect.enabled ? await startInspector(config.inspect.port, log) : undefined
+  if (inspector) cleanups.push(() => inspector.stop())
+
+  const logic = nodeMachine.provide({
+    actors: {
+      chain: chainMachine.provide({ actors: chainSlots({ validators, log: (alias) => logs.get(alias) }) }),
+      profiler: profilerMachine.provide(profiler.implementation),
+    },
+  })
+  const actor = createActor(logic, {
+    input: { nodeId, networkId: config.networkId, chains: chains.list().map(({ chainId, alias }) => ({ chainId, alias })) },
+    inspect: (ev: InspectionEvent) => {
+      mailbox.observe(ev)
+      inspector?.inspect(ev)
+    },
+  })
+  actor.start()
+  cleanups.push(() => {
+    actor.send({ type: 'node.shutdown' })
+    actor.stop()
+  })
+
+  const isChainBootstrapped = (chainId: string) => {
+    const entry = chains.get(chainId)
+    const ref = entry ? actor.system.get(SystemId.chain(entry.alias)) : undefined
+    return ref?.getSnapshot().value === 'normalOp'
+  }
+
+  const http: HttpApiServer = createHttpServer({
+    host: config.http.host,
+    port: config.http.port,
+    allowedHosts: config.http.allowedHosts,
+    allowedOrigins: config.http.allowedOrigins,
+    nodeId,
+    shutdownTimeoutMs: config.http.shutdownTimeoutMs,
+    log: logs.get('http'),
+  })
+  cleanups.push(() => http.close())
+  const onError = (method: string, err: unknown) => logs.get('http').debug('call failed', { method, err })
+  if (config.api.infoEnabled) {
+    const info = infoService({
+      config,
+      nodeId,
+      nodePOP,
+      stakingPort: () => config.staking.port,
+      chains,
+      vms,
+      isChainBootstrapped,
+      peers,
+      validators,
+      log,
+    })
+    http.router.addRoute('info', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([info], { onError }) })
+  }
+  if (config.api.adminEnabled) {
+    const admin = adminService({
+      router: http.router,
+      chains,
+      vms,
+      pluginDir: config.pluginDir,
+      logs,
+      profiler: () => actor.system.get(SystemId.Profiler),
+      db,
+      config,
+      actors: () => listActors(actor),
+      cwd: process.cwd(),
+    })
+    http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([admin], { onError }) })
+  }
+  registerDefaultAliases(http.router, chains)
+
+  const bound = await http.listen()
+  const url = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`
+  log.info('HTTP API server listening', { url, admin: config.api.adminEnabled, info: config.api.infoEnabled })
+
+  const stakingAddress = `${config.publicIp}:${config.staking.port}`
+  await mkdir(dirname(config.processContextFile), { recursive: true, mode: 0o750 })
+  await writeFile(config.processContextFile, `${JSON.stringify({ pid: process.pid, uri: url, stakingAddress }, null, 2)}\n`)
+  log.info('node is serving', { nodeID: nodeId, uri: url })
+
+  let closing: Promise<void> | undefined
+  return {
+    config,
+    nodeId,
+    url,
+    actor,
+    logs,
+    close: () => {
+      closing ??= (async () => {
+        log.info('shutting down')
+        await runCleanups()
+      })()
+      return closing
+    },
+  }
+}
