@@ -6,6 +6,7 @@ import { mkdir } from 'node:fs/promises'
 import type { AbstractLevel } from 'abstract-level'
 import { Level } from 'level'
 import { MemoryLevel } from 'memory-level'
+import { Sublevel } from './sublevels.js'
 
 export type Database = AbstractLevel<string | Uint8Array, Uint8Array, Uint8Array>
 
@@ -26,4 +27,17 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   await db.open()
   return db
+}
+
+const VERSION_KEY = 'version'
+
+/**
+ * Record the database layout version on first open and refuse a database written by another layout, so an
+ * upgrade never misreads old data. Stored under the `node` sublevel (raw key `!node!version`).
+ */
+export async function checkDatabaseVersion(db: Database, version: string): Promise<void> {
+  const meta = db.sublevel<string, string>(Sublevel.node, { keyEncoding: 'utf8', valueEncoding: 'utf8' })
+  const stored = await meta.get(VERSION_KEY)
+  if (stored === undefined) await meta.put(VERSION_KEY, version)
+  else if (stored !== version) throw new Error(`database version ${stored} is not ${version}; use a new --db-dir`)
 }

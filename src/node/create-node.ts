@@ -18,8 +18,8 @@ import { ChainRegistry } from '../chains/registry.js'
 import { EVM_ID, VmRegistry } from '../chains/vm-registry.js'
 import { chainIds } from '../config/chain-ids.js'
 import type { NodeConfig } from '../config/node-config.js'
-import { SEMVER } from '../config/version.js'
-import { type Database, openDatabase } from '../db/open.js'
+import { DATABASE_VERSION, SEMVER } from '../config/version.js'
+import { checkDatabaseVersion, type Database, openDatabase } from '../db/open.js'
 import { loadOrCreateSigner } from '../identity/bls.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
@@ -99,6 +99,7 @@ async function build(
 
   const db: Database = await openDatabase({ type: config.db.type, path: config.db.path })
   cleanups.push(() => db.close())
+  await checkDatabaseVersion(db, DATABASE_VERSION)
   log.info('database opened', { type: config.db.type, path: config.db.type === 'memdb' ? undefined : config.db.path })
 
   const chains = new ChainRegistry(chainIds(config.networkId))

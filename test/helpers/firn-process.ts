@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const ENTRY = join(ROOT, 'src', 'bin', 'firn.ts')
+const TSX = import.meta.resolve('tsx')
 
 export interface FirnProcess {
   proc: ChildProcess
@@ -41,9 +42,10 @@ export interface StartOptions {
   timeoutMs?: number
 }
 
-export function runFirn(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
-    cwd: ROOT,
+/** Spawn `firn` with these args; cwd defaults to the repo root (admin.stacktrace writes into the cwd). */
+export function runFirn(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): ChildProcess {
+  return spawn(process.execPath, ['--import', TSX, ENTRY, ...args], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -68,7 +70,7 @@ export async function runFirnToExit(args: string[], env: NodeJS.ProcessEnv = {},
 export async function startFirn(opts: StartOptions = {}): Promise<FirnProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'firn-test-')))
   const args = ['--data-dir', dataDir, '--http-port=0', ...(opts.args ?? [])]
-  const proc = runFirn(args, opts.env)
+  const proc = runFirn(args, opts.env, dataDir)
   let out = ''
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)))
   const serving = new Promise<void>((resolve, reject) => {
