@@ -3,8 +3,6 @@
  * exactly one `reply` with the same id, in every state (if only to say it is busy). `src/actors/ask.ts`
  * turns that into a promise with a deadline.
  */
-import { emit } from 'xstate'
-
 /** JSON-safe error: what crosses the jayson boundary as `{code, message, data}`. */
 export interface ReplyError {
   code: number
@@ -32,11 +30,3 @@ export const replyError = (requestId: string, message: string, code = SERVER_ERR
   ok: false,
   error: { code, message, data: null },
 })
-
-/** Action creator: emit an error reply to the command being handled. */
-export const emitReplyError = (message: string) =>
-  emit(({ event }: { event: { requestId?: string } }) => replyError(event.requestId ?? '', message))
-
-/** Action creator: emit a success reply to the command being handled. */
-export const emitReplyOk = (result: unknown = {}) =>
-  emit(({ event }: { event: { requestId?: string } }) => replyOk(event.requestId ?? '', result))

@@ -30,8 +30,11 @@ export type ChainEvent =
   | { type: 'chain.bootstrapped' }
   | { type: 'chain.stop' }
 
-export type ChainEmitted =
-  | { type: 'chain.stateChanged'; chainId: string; state: 'bootstrapping' | 'normalOp' | 'failed' | 'stopped' }
+export type ChainEmitted = {
+  type: 'chain.stateChanged'
+  chainId: string
+  state: 'bootstrapping' | 'normalOp' | 'failed' | 'stopped'
+}
 
 export const chainMachine = setup({
   types: {
@@ -73,12 +76,17 @@ export const chainMachine = setup({
         ],
         onError: {
           target: 'failed',
-          actions: assign({ error: ({ event }) => (event.error instanceof Error ? event.error.message : String(event.error)) }),
+          actions: assign({
+            error: ({ event }) => (event.error instanceof Error ? event.error.message : String(event.error)),
+          }),
         },
       },
     },
     bootstrapping: {
-      entry: { type: 'announce', params: ({ context }) => ({ chainId: context.chainId, state: 'bootstrapping' as const }) },
+      entry: {
+        type: 'announce',
+        params: ({ context }) => ({ chainId: context.chainId, state: 'bootstrapping' as const }),
+      },
       invoke: {
         id: 'bootstrapChain',
         src: 'bootstrapChain',
@@ -86,7 +94,9 @@ export const chainMachine = setup({
         onDone: 'normalOp',
         onError: {
           target: 'failed',
-          actions: assign({ error: ({ event }) => (event.error instanceof Error ? event.error.message : String(event.error)) }),
+          actions: assign({
+            error: ({ event }) => (event.error instanceof Error ? event.error.message : String(event.error)),
+          }),
         },
       },
       on: {

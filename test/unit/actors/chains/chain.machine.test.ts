@@ -2,7 +2,7 @@ import '../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createActor, fromPromise, initialTransition, transition, waitFor } from 'xstate'
-import { chainMachine } from '../../../../actors/chains/chain.machine.js'
+import { type ChainInitResult, type ChainInput, chainMachine } from '../../../../actors/chains/chain.machine.js'
 
 const input = { chainId: '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC', alias: 'C' }
 
@@ -15,7 +15,9 @@ describe('chain machine (pure steps)', () => {
   it('starts initializing and invokes initializeChain', () => {
     const [s0, actions] = initialTransition(chainMachine, input)
     assert.equal(s0.value, 'initializing')
-    assert.ok(actions.some((a) => a.type === 'xstate.spawnChild' && (a.params as { id: string }).id === 'initializeChain'))
+    assert.ok(
+      actions.some((a) => a.type === 'xstate.spawnChild' && (a.params as { id: string }).id === 'initializeChain'),
+    )
   })
 
   it('with no other validators goes straight to normalOp', () => {
@@ -25,7 +27,9 @@ describe('chain machine (pure steps)', () => {
       output: { hasOtherValidators: false },
     } as never)
     assert.equal(s1.value, 'normalOp')
-    assert.deepEqual(emitted(actions as never), [{ type: 'chain.stateChanged', chainId: input.chainId, state: 'normalOp' }])
+    assert.deepEqual(emitted(actions as never), [
+      { type: 'chain.stateChanged', chainId: input.chainId, state: 'normalOp' },
+    ])
   })
 
   it('with other validators bootstraps, then reaches normalOp', () => {
@@ -65,8 +69,8 @@ describe('chain machine (running)', () => {
   it('runs the provided slots', async () => {
     const logic = chainMachine.provide({
       actors: {
-        initializeChain: fromPromise(async () => ({ hasOtherValidators: true })),
-        bootstrapChain: fromPromise(async () => undefined),
+        initializeChain: fromPromise<ChainInitResult, ChainInput>(async () => ({ hasOtherValidators: true })),
+        bootstrapChain: fromPromise<void, ChainInput>(async () => undefined),
       },
     })
     const actor = createActor(logic, { input }).start()

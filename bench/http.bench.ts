@@ -1,0 +1,52 @@
+/**
+ * `info.getNetworkID` throughput and latency with 64 concurrent keep-alive clients against a real `firn --dev`
+ * process, next to the floor measured in the same run: a bare node:http server answering a fixed JSON-RPC
+ * body. Prints one JSON object. Target (issue 2): Firn at >= 60 % of the floor.
+ */
+import '../src/runtime/polyfill.js'
+import { spawn } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startFirn } from '../test/helpers/firn-process.js'
+import { runLoad } from './lib/load.js'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+const BODY = '{"jsonrpc":"2.0","id":1,"method":"info.getNetworkID"}'
+const CONNECTIONS = 64
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5000)
+
+async function bare() {
+  const proc = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(HERE, 'lib', 'bare-server.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const port = await new Promise<number>((resolve) => proc.stdout.once('data', (d) => resolve(Number(String(d).trim()))))
+  try {
+    return await runLoad({ host: '127.0.0.1', port, path: '/ext/info', body: BODY, connections: CONNECTIONS, durationMs: DURATION_MS })
+  } finally {
+    proc.kill('SIGTERM')
+  }
+}
+
+async function firn() {
+  const node = await startFirn({ args: ['--dev', '--db-type=memdb', '--log-level=warn', '--log-display-level=info'] })
+  try {
+    const port = Number(new URL(node.url).port)
+    return await runLoad({ host: '127.0.0.1', port, path: '/ext/info', body: BODY, connections: CONNECTIONS, durationMs: DURATION_MS })
+  } finally {
+    await node.cleanup()
+  }
+}
+
+const floor = await bare()
+const result = await firn()
+process.stdout.write(
+  `${JSON.stringify({
+    bench: 'info.getNetworkID',
+    connections: CONNECTIONS,
+    durationMs: DURATION_MS,
+    firn: result,
+    floor: { what: 'bare node:http, fixed JSON-RPC body', ...floor },
+    ratio: Math.round((result.rps / floor.rps) * 1000) / 1000,
+    target: 0.6,
+  })}\n`,
+)
