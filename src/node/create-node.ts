@@ -187,6 +187,7 @@ async function build(
       config,
       actors: () => listActors(actor),
       cwd: process.cwd(),
+      askStats: mailbox,
     })
     http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([admin], { onError }) })
   }

@@ -12,7 +12,7 @@ import { type LogLevel, parseLogLevel } from '../../config/node-config.js'
 import type { Database } from '../../db/open.js'
 import { idFromString, idToString } from '../../identity/ids.js'
 import type { LoggerLevels, LogManager } from '../../log/logger.js'
-import { ask } from '../../actors/ask.js'
+import { type AskStatsSink, ask } from '../../actors/ask.js'
 import type { Router } from '../http/router.js'
 import { ApiError } from '../jsonrpc/errors.js'
 import { custom, fields, noParams, optional, str } from '../jsonrpc/params.js'
@@ -33,6 +33,8 @@ export interface AdminDeps {
   config: unknown
   actors: () => ActorLine[]
   cwd: string
+  /** where ask round-trip times go (the lock profile's `asks` section) */
+  askStats?: AskStatsSink
 }
 
 const MAX_ALIAS_BYTES = 512
@@ -55,7 +57,8 @@ export function adminService(d: AdminDeps): RpcService {
     if (!d.logs.has(name)) throw new ApiError(`logger with name "${name}" not found`)
     return [name]
   }
-  const profilerCommand = (type: string) => defineMethod(noParams, () => ask(d.profiler(), { type }))
+  const profilerCommand = (type: string) =>
+    defineMethod(noParams, () => ask(d.profiler(), { type }, { stats: d.askStats }))
 
   return {
     name: 'admin',
