@@ -1,6 +1,7 @@
 # Firn: two commands do everything on a fresh clone: `make run` and `make test`.
 SHELL := /bin/bash
 NODE ?= node
+BIN := node_modules/.bin
 TSX := $(NODE) --import tsx
 TEST := $(TSX) --test --test-reporter=spec
 FIRN_GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
@@ -15,9 +16,12 @@ EXAMPLES = $(shell find examples -maxdepth 1 -name '*.ts' | sort)
 all: test
 
 # Install what is missing: node_modules is rebuilt when package.json or the lock file changes.
+# `npm install`, not `npm ci`: the registry this project builds against lacks some of biome's platform
+# binaries (darwin, windows, musl), so the lock cannot list them and `npm ci` refuses it as out of sync.
+# `npm install` installs the locked versions and skips the optional binaries it cannot fetch.
 install: node_modules/.firn-installed
 node_modules/.firn-installed: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm install --no-audit --no-fund --loglevel=error
 	@touch $@
 
 ## run: a dev node on 127.0.0.1:9650 (local network, this node the only validator, admin API on)
@@ -32,13 +36,13 @@ inspect: install
 test: install typecheck lint test-unit test-integration examples
 
 typecheck: install
-	npx tsc --noEmit -p .
+	$(BIN)/tsc --noEmit -p .
 
 lint: install
-	npx biome check .
+	$(BIN)/biome check .
 
 format: install
-	npx biome check --write .
+	$(BIN)/biome check --write .
 
 test-unit: install
 	$(TEST) $(UNIT_TESTS)

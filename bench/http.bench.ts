@@ -19,9 +19,18 @@ async function bare() {
   const proc = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(HERE, 'lib', 'bare-server.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  const port = await new Promise<number>((resolve) => proc.stdout.once('data', (d) => resolve(Number(String(d).trim()))))
+  const port = await new Promise<number>((resolve) =>
+    proc.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
+  )
   try {
-    return await runLoad({ host: '127.0.0.1', port, path: '/ext/info', body: BODY, connections: CONNECTIONS, durationMs: DURATION_MS })
+    return await runLoad({
+      host: '127.0.0.1',
+      port,
+      path: '/ext/info',
+      body: BODY,
+      connections: CONNECTIONS,
+      durationMs: DURATION_MS,
+    })
   } finally {
     proc.kill('SIGTERM')
   }
@@ -31,7 +40,14 @@ async function firn() {
   const node = await startFirn({ args: ['--dev', '--db-type=memdb', '--log-level=warn', '--log-display-level=info'] })
   try {
     const port = Number(new URL(node.url).port)
-    return await runLoad({ host: '127.0.0.1', port, path: '/ext/info', body: BODY, connections: CONNECTIONS, durationMs: DURATION_MS })
+    return await runLoad({
+      host: '127.0.0.1',
+      port,
+      path: '/ext/info',
+      body: BODY,
+      connections: CONNECTIONS,
+      durationMs: DURATION_MS,
+    })
   } finally {
     await node.cleanup()
   }

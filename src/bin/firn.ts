@@ -4,8 +4,8 @@
  * Exit codes: 0 after a clean shutdown, 1 for a bad configuration or a failed start.
  */
 import '../runtime/polyfill.js'
-import { collect } from '../config/sources.js'
 import { buildNodeConfig, type NodeConfig } from '../config/node-config.js'
+import { collect } from '../config/sources.js'
 import { versionLine, versions } from '../config/version.js'
 import { createNode, type FirnNode } from '../node/create-node.js'
 

@@ -32,6 +32,7 @@ export async function loadVmPlugins(dir: string, registry: VmRegistry): Promise<
   const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).slice(0, MAX_PLUGIN_FILES)
   const found: { vmId: string; path: string }[] = []
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.name.startsWith('.')) continue // editor swap files, .DS_Store and the like are not plugins
     const name = entry.name.slice(0, entry.name.length - extname(entry.name).length)
     if (name === '') continue
     found.push({ vmId: resolveVmName(name, registry), path: join(dir, entry.name) })
@@ -68,7 +69,9 @@ async function importFactory(path: string): Promise<PluginFactory> {
     timer = setTimeout(() => reject(new Error(`plugin did not load within ${LOAD_TIMEOUT_MS} ms`)), LOAD_TIMEOUT_MS)
   })
   try {
-    const mod = (await Promise.race([import(`${pathToFileURL(path).href}?load=${Date.now()}`), deadline])) as { default?: unknown }
+    const mod = (await Promise.race([import(`${pathToFileURL(path).href}?load=${Date.now()}`), deadline])) as {
+      default?: unknown
+    }
     return checkFactory(mod.default)
   } finally {
     clearTimeout(timer)

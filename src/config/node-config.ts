@@ -74,7 +74,8 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
   const home = env.HOME ?? homedir()
   const dataDirText = raw.isSet('data-dir') ? raw.get<string>('data-dir') : dev ? '$HOME/.firn/dev' : '$HOME/.firn'
   const dataDir = resolve(dataDirText.replaceAll('$HOME', home))
-  const path = (name: FlagName) => resolve(raw.get<string>(name).replaceAll('$DATA_DIR', dataDir).replaceAll('$HOME', home))
+  const path = (name: FlagName) =>
+    resolve(raw.get<string>(name).replaceAll('$DATA_DIR', dataDir).replaceAll('$HOME', home))
 
   if (dev && raw.isSet('network-id') && parseNetworkId(raw.get<string>('network-id')) !== NetworkId.local) {
     throw new ConfigError('--dev runs the local network; remove --network-id or set it to local')
@@ -163,7 +164,10 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     uptimeRequirement,
     sybilProtection: { enabled: sybilEnabled, disabledWeight },
     bootstrap,
-    fees: { txFee: String(raw.get<number>('tx-fee')), createAssetTxFee: String(raw.get<number>('create-asset-tx-fee')) },
+    fees: {
+      txFee: String(raw.get<number>('tx-fee')),
+      createAssetTxFee: String(raw.get<number>('create-asset-tx-fee')),
+    },
     processContextFile: path('process-context-file'),
     inspect: { enabled: raw.get<boolean>('inspect-actors'), port: raw.get<number>('inspect-port') },
   })

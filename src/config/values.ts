@@ -17,7 +17,8 @@ export function parseBool(text: string): boolean {
 export function parseUint(text: string): number {
   if (!/^[0-9]+$/.test(text)) throw new Error(syntax('strconv.ParseUint', text))
   const n = Number(text)
-  if (!Number.isSafeInteger(n)) throw new Error(`strconv.ParseUint: parsing ${JSON.stringify(text)}: value out of range`)
+  if (!Number.isSafeInteger(n))
+    throw new Error(`strconv.ParseUint: parsing ${JSON.stringify(text)}: value out of range`)
   return n
 }
 
@@ -27,7 +28,7 @@ export function parseFloatStrict(text: string): number {
   return n
 }
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
 
 /** Go duration text (`1m30s`, `500ms`, `0`) -> milliseconds. */
 export function parseDuration(text: string): number {
@@ -78,7 +79,8 @@ export function parseJsonValue(kind: FlagKind, value: unknown): FlagValue {
   if (typeof value === 'string') return parseText(kind, value)
   if (kind === 'bool' && typeof value === 'boolean') return value
   if ((kind === 'uint' || kind === 'float' || kind === 'duration') && typeof value === 'number') {
-    if (kind === 'uint' && !(Number.isSafeInteger(value) && value >= 0)) throw new Error(`${value} is not an unsigned integer`)
+    if (kind === 'uint' && !(Number.isSafeInteger(value) && value >= 0))
+      throw new Error(`${value} is not an unsigned integer`)
     if (kind === 'duration') return value / 1e6 // a bare number is nanoseconds, as Go's time.Duration
     return value
   }

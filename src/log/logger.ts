@@ -107,7 +107,9 @@ export class LogManager {
     if (!toFile && !toDisplay) return
     const now = new Date()
     if (toFile) {
-      entry.file.write(`${JSON.stringify({ timestamp: now.toISOString(), level, logger: name, msg, ...safe(fields) })}\n`)
+      entry.file.write(
+        `${JSON.stringify({ timestamp: now.toISOString(), level, logger: name, msg, ...safe(fields) })}\n`,
+      )
     }
     if (toDisplay) this.display(`${displayLine(now, level, name, msg, fields)}\n`)
   }

@@ -80,7 +80,10 @@ async function build(
     keyExplicit: config.staking.keyExplicit,
     certExplicit: config.staking.certExplicit,
   })
-  const signer = await loadOrCreateSigner({ path: config.staking.signerKeyPath, explicit: config.staking.signerExplicit })
+  const signer = await loadOrCreateSigner({
+    path: config.staking.signerKeyPath,
+    explicit: config.staking.signerExplicit,
+  })
   const nodeId = identity.nodeId
   const nodePOP = signer.proofOfPossession()
 
@@ -131,7 +134,11 @@ async function build(
     },
   })
   const actor = createActor(logic, {
-    input: { nodeId, networkId: config.networkId, chains: chains.list().map(({ chainId, alias }) => ({ chainId, alias })) },
+    input: {
+      nodeId,
+      networkId: config.networkId,
+      chains: chains.list().map(({ chainId, alias }) => ({ chainId, alias })),
+    },
     inspect: (ev: InspectionEvent) => {
       mailbox.observe(ev)
       inspector?.inspect(ev)
@@ -199,7 +206,10 @@ async function build(
 
   const stakingAddress = `${config.publicIp}:${config.staking.port}`
   await mkdir(dirname(config.processContextFile), { recursive: true, mode: 0o750 })
-  await writeFile(config.processContextFile, `${JSON.stringify({ pid: process.pid, uri: url, stakingAddress }, null, 2)}\n`)
+  await writeFile(
+    config.processContextFile,
+    `${JSON.stringify({ pid: process.pid, uri: url, stakingAddress }, null, 2)}\n`,
+  )
   log.info('node is serving', { nodeID: nodeId, uri: url })
 
   let closing: Promise<void> | undefined

@@ -3,8 +3,8 @@
  * answers at `/ext/<alias>` and `/ext/bc/<alias>` for each of its genesis aliases (reference/node-api.md 1.3).
  */
 import type { Router } from '../api/http/router.js'
-import { GENESIS_CHAIN_ALIASES } from '../config/chain-ids.js'
 import type { ChainRegistry } from '../chains/registry.js'
+import { GENESIS_CHAIN_ALIASES } from '../config/chain-ids.js'
 
 export function registerDefaultAliases(router: Pick<Router, 'addAliases'>, chains: ChainRegistry): void {
   for (const key of ['P', 'X', 'C'] as const) {

@@ -48,7 +48,11 @@ describe('/ext/admin on a dev node', () => {
       'route is either already aliased or already maps to a handle: /ext/information',
     )
     await err('admin.alias', { endpoint: 'info', alias: 'x'.repeat(513) }, 'alias length is too long')
-    await err('admin.alias', { endpoint: 'admin', alias: 'info' }, 'failed to create endpoint as /ext/info already exists')
+    await err(
+      'admin.alias',
+      { endpoint: 'admin', alias: 'info' },
+      'failed to create endpoint as /ext/info already exists',
+    )
   })
 
   it('aliasChain and getChainAliases', async () => {

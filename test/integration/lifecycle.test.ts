@@ -36,7 +36,10 @@ describe('firn command line', () => {
   it('--version and --version-json', async () => {
     const v = await runFirnToExit(['--version'])
     assert.equal(v.code, 0)
-    assert.match(v.output, /^firn\/\d+\.\d+\.\d+ \[database=v[\d.]+, rpcchainvm=\d+, commit=[0-9a-f]*, node=v[\d.]+\]\n$/)
+    assert.match(
+      v.output,
+      /^firn\/\d+\.\d+\.\d+ \[database=v[\d.]+, rpcchainvm=\d+, commit=[0-9a-f]*, node=v[\d.]+\]\n$/,
+    )
     const j = await runFirnToExit(['--version-json'])
     assert.equal(j.code, 0)
     assert.deepEqual(Object.keys(JSON.parse(j.output)), ['application', 'database', 'rpcchainvm', 'commit', 'node'])

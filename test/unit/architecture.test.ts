@@ -28,11 +28,14 @@ function tsFiles(dir: string): string[] {
 }
 
 const importsOf = (file: string): string[] =>
-  [...readFileSync(file, 'utf8').matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]/g)].map(
-    (m) => (m[1] ?? m[2]) as string,
-  )
+  [
+    ...readFileSync(file, 'utf8').matchAll(
+      /(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]/g,
+    ),
+  ].map((m) => (m[1] ?? m[2]) as string)
 
-const FORBIDDEN = /^(node:|fs$|path$|http$|net$|level$|classic-level|memory-level|abstract-level|libp2p|@libp2p\/(?!interface)|@ethereumjs\/|jayson)/
+const FORBIDDEN =
+  /^(node:|fs$|path$|http$|net$|level$|classic-level|memory-level|abstract-level|libp2p|@libp2p\/(?!interface)|@ethereumjs\/|jayson)/
 
 describe('architecture', () => {
   for (const top of ['actors', 'protocols']) {

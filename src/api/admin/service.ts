@@ -5,6 +5,7 @@
  */
 import { posix } from 'node:path'
 import type { AnyActorRef } from 'xstate'
+import { type AskStatsSink, ask } from '../../actors/ask.js'
 import { loadVmPlugins } from '../../chains/plugins.js'
 import type { ChainRegistry } from '../../chains/registry.js'
 import type { VmRegistry } from '../../chains/vm-registry.js'
@@ -12,13 +13,12 @@ import { type LogLevel, parseLogLevel } from '../../config/node-config.js'
 import type { Database } from '../../db/open.js'
 import { idFromString, idToString } from '../../identity/ids.js'
 import type { LoggerLevels, LogManager } from '../../log/logger.js'
-import { type AskStatsSink, ask } from '../../actors/ask.js'
+import type { ActorLine } from '../../node/actor-tree.js'
 import type { Router } from '../http/router.js'
 import { ApiError } from '../jsonrpc/errors.js'
 import { custom, fields, noParams, optional, str } from '../jsonrpc/params.js'
 import { defineMethod, type RpcService } from '../jsonrpc/service.js'
 import { dbGet } from './db-get.js'
-import type { ActorLine } from '../../node/actor-tree.js'
 import { writeStacktrace } from './stacktrace.js'
 
 export interface AdminDeps {

@@ -22,7 +22,8 @@ export async function writeStacktrace(cwd: string, actors: ActorLine[]): Promise
   lines.push('', '== native stack ==')
   for (const f of report.nativeStack ?? []) lines.push(`${f.pc} ${f.symbol}`)
   lines.push('', '== libuv handles ==')
-  for (const h of report.libuv ?? []) lines.push(`${h.type}${h.is_active ? ' (active)' : ''}${h.address ? ` ${h.address}` : ''}`)
+  for (const h of report.libuv ?? [])
+    lines.push(`${h.type}${h.is_active ? ' (active)' : ''}${h.address ? ` ${h.address}` : ''}`)
   const path = join(cwd, 'stacktrace.txt')
   await writeFile(path, `${lines.join('\n')}\n`, { mode: 0o640 })
   return path

@@ -20,7 +20,10 @@ import { peerEntry } from './peers.js'
 import { computeUptime } from './uptime.js'
 
 export interface InfoDeps {
-  config: Pick<NodeConfig, 'networkId' | 'networkName' | 'publicIp' | 'staking' | 'fees' | 'uptimeRequirement' | 'acpSupport' | 'acpObject'>
+  config: Pick<
+    NodeConfig,
+    'networkId' | 'networkName' | 'publicIp' | 'staking' | 'fees' | 'uptimeRequirement' | 'acpSupport' | 'acpObject'
+  >
   nodeId: string
   nodePOP: { publicKey: string; proofOfPossession: string }
   /** the staking port actually bound (the configured one until the p2p layer binds) */
@@ -83,7 +86,9 @@ export function infoService(d: InfoDeps): RpcService {
           selfWeight: d.validators.weight(d.nodeId),
           totalWeight: d.validators.totalWeight(),
           requirement: d.config.uptimeRequirement,
-          peers: d.peers.list().map((p) => ({ weight: d.validators.weight(p.nodeId), observedUptime: p.observedUptime })),
+          peers: d.peers
+            .list()
+            .map((p) => ({ weight: d.validators.weight(p.nodeId), observedUptime: p.observedUptime })),
         }),
       ),
       Upgrades: defineMethod(noParams, () => upgradeSchedule(d.config.networkId)),
@@ -123,4 +128,3 @@ export function infoService(d: InfoDeps): RpcService {
 }
 
 const formatAddr = (ip: string, port: number) => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`)
-

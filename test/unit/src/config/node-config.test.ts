@@ -113,8 +113,7 @@ describe('network ids', () => {
 describe('validation with the reference texts', () => {
   it('log levels', () => fails(['--log-level=loud'], 'unknown log level: "loud"'))
   it('db type', () => fails(['--db-type=rocksdb'], 'db-type must be one of {leveldb, memdb}'))
-  it('uptime requirement', () =>
-    fails(['--uptime-requirement=1.5'], 'uptime requirement must be in the range [0, 1]'))
+  it('uptime requirement', () => fails(['--uptime-requirement=1.5'], 'uptime requirement must be in the range [0, 1]'))
   it('uptime requirement is fixed on public networks', () =>
     assert.equal(load(['--network-id=fuji', '--uptime-requirement=0.5']).uptimeRequirement, 0.8))
   it('track-subnets', () =>
@@ -130,7 +129,10 @@ describe('validation with the reference texts', () => {
     fails(['--bootstrap-ids=NodeID-x'], 'set "bootstrap-ids" but didn\'t set "bootstrap-ips"')
   })
   it('an explicit plugin dir must exist', () =>
-    assert.throws(() => load(['--plugin-dir=/definitely/not/here']), /^ConfigError: plugin dir "\/definitely\/not\/here" not found/))
+    assert.throws(
+      () => load(['--plugin-dir=/definitely/not/here']),
+      /^ConfigError: plugin dir "\/definitely\/not\/here" not found/,
+    ))
   it('--dev is the local network', () =>
     fails(['--dev', '--network-id=fuji'], '--dev runs the local network; remove --network-id or set it to local'))
 })
@@ -161,7 +163,10 @@ describe('env vars and the config file', () => {
       const broken = join(dir, 'broken.json')
       await writeFile(broken, '{"http-port": ')
       assert.throws(() => load([`--config-file=${broken}`]), /^ConfigError: couldn't parse config file/)
-      assert.throws(() => load([`--config-file=${join(dir, 'missing.json')}`]), /^ConfigError: couldn't read config file/)
+      assert.throws(
+        () => load([`--config-file=${join(dir, 'missing.json')}`]),
+        /^ConfigError: couldn't read config file/,
+      )
       assert.throws(() => load([], { ...env, FIRN_HTTP_PORT: 'x' }), {
         message: 'invalid value for FIRN_HTTP_PORT: strconv.ParseUint: parsing "x": invalid syntax',
       })

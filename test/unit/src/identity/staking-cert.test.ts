@@ -5,7 +5,6 @@ import { describe, it } from 'node:test'
 import { bitString, explicit, integer, nullValue, oid, sequence, tlv, x509Time } from '../../../../src/identity/der.js'
 import { StakingError } from '../../../../src/identity/errors.js'
 import { nodeIdFromCertDer } from '../../../../src/identity/ids.js'
-import { pemDecodeAll } from '../../../../src/identity/pem.js'
 import { checkStakingCert } from '../../../../src/identity/staking-cert.js'
 import { buildSelfSignedCertDer, OID } from '../../../../src/identity/x509.js'
 

@@ -1,0 +1,90 @@
+/**
+ * The route table with the reference's API aliases (avalanchego `api/server/router.go`, node-api.md 1.3).
+ * A route is `/ext/<base>` + endpoint suffix, matched exactly and case-sensitively. An alias `/ext/<a>`
+ * serves every endpoint of its base, existing and added later (aliases of aliases too). Only names already
+ * used as aliases are reserved. Errors are `ApiError`s with the reference's texts, so `admin.alias` can
+ * return them as they are; like the reference, a failing call keeps the changes made before the failure.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { ApiError } from '../jsonrpc/errors.js'
+import type { JsonRpcEndpoint } from '../jsonrpc/service.js'
+
+/** A JSON-RPC endpoint: POST only, `application/json` only, answered with 503 while `ready()` is false. */
+export interface JsonRpcRoute {
+  kind: 'jsonrpc'
+  endpoint: JsonRpcEndpoint
+  ready?: () => boolean
+  /** body cap for this route; the server's `maxBodyBytes` when absent */
+  maxBodyBytes?: number
+}
+
+/** Anything else (health, metrics, WebSocket): the handler owns the request, `upgrade` the raw socket. */
+export interface RawRoute {
+  kind: 'raw'
+  handle(req: IncomingMessage, res: ServerResponse): void
+  upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer): void
+}
+
+export type Route = JsonRpcRoute | RawRoute
+
+const EXT = '/ext/'
+
+export class Router {
+  /** alias urls that can no longer be used as aliases or real bases */
+  readonly #reserved = new Set<string>()
+  /** base url -> its alias urls */
+  readonly #aliases = new Map<string, string[]>()
+  /** base url -> endpoint suffix -> route */
+  readonly #routes = new Map<string, Map<string, Route>>()
+  /** full path -> route (first registration of a path wins, like gorilla/mux) */
+  readonly #byPath = new Map<string, Route>()
+
+  /** `addRoute('info', '', route)` serves `/ext/info`; `addRoute('bc/<id>', '/ws', route)` `/ext/bc/<id>/ws`. */
+  addRoute(base: string, endpoint: string, route: Route): void {
+    const url = EXT + base
+    if (this.#reserved.has(url)) throw alreadyReserved(url)
+    const err = this.#forceAdd(url, endpoint, route)
+    if (err) throw err
+  }
+
+  /** `addAliases('bc/<C id>', 'C', 'bc/C')`: `/ext/C...` and `/ext/bc/C...` serve what `/ext/bc/<C id>...` serves. */
+  addAliases(base: string, ...aliases: string[]): void {
+    const url = EXT + base
+    const aliasUrls = aliases.map((alias) => EXT + alias)
+    for (const alias of aliasUrls) if (this.#reserved.has(alias)) throw alreadyReserved(alias)
+    for (const alias of aliasUrls) this.#reserved.add(alias)
+    this.#aliases.set(url, [...(this.#aliases.get(url) ?? []), ...aliasUrls])
+    let err: ApiError | undefined
+    for (const [endpoint, route] of this.#routes.get(url) ?? []) {
+      for (const alias of aliasUrls) {
+        const e = this.#forceAdd(alias, endpoint, route)
+        err ??= e
+      }
+    }
+    if (err) throw err
+  }
+
+  /** The route serving an exact (already cleaned) path. */
+  resolve(path: string): Route | undefined {
+    return this.#byPath.get(path)
+  }
+
+  #forceAdd(base: string, endpoint: string, route: Route): ApiError | undefined {
+    const endpoints = this.#routes.get(base) ?? new Map<string, Route>()
+    const path = base + endpoint
+    if (endpoints.has(endpoint)) return new ApiError(`failed to create endpoint as ${path} already exists`)
+    endpoints.set(endpoint, route)
+    this.#routes.set(base, endpoints)
+    if (!this.#byPath.has(path)) this.#byPath.set(path, route)
+    let err: ApiError | undefined
+    for (const alias of this.#aliases.get(base) ?? []) {
+      const e = this.#forceAdd(alias, endpoint, route)
+      err ??= e
+    }
+    return err
+  }
+}
+
+const alreadyReserved = (url: string): ApiError =>
+  new ApiError(`route is either already aliased or already maps to a handle: ${url}`)

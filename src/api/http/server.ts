@@ -1,0 +1,207 @@
+/**
+ * The node's HTTP server (reference/node-api.md 1.1), one `node:http` server:
+ *   node-id header -> CORS (preflight answered here) -> Host filter (403) -> path: 400 undecodable,
+ *   301 non-canonical, 404 unknown -> the route (JSON-RPC or raw). 'upgrade' requests go the same way to
+ *   a raw route's `upgrade`.
+ * Limits: body cap (default 10 MiB, 413), headers 30 s, whole request 30 s, handler/write 30 s,
+ * keep-alive idle 120 s. `close()` stops accepting, lets in-flight requests finish (up to `shutdownTimeoutMs`,
+ * default 5 s) and closes idle keep-alive connections; upgraded sockets are ended.
+ * Not implemented: the `Avalanche-Api-Route` header routing, h2c, TLS.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { createCors } from './cors.js'
+import { createHostFilter } from './host-filter.js'
+import { serveJsonRpc } from './jsonrpc-route.js'
+import { cleanPath, escapePath, needsCleaning, parseRequestTarget } from './path.js'
+import { httpError, socketError } from './plain.js'
+import { type Route, Router } from './router.js'
+
+export interface HttpLog {
+  debug(msg: string, fields?: object): void
+  warn(msg: string, fields?: object): void
+}
+
+export interface HttpServerTimeouts {
+  /** time to receive the request headers (Go ReadHeaderTimeout), default 30 s */
+  headersMs?: number
+  /** time to receive the whole request (Go ReadTimeout), default 30 s */
+  requestMs?: number
+  /** time a JSON-RPC handler may take before the connection is closed (Go WriteTimeout), default 30 s */
+  writeMs?: number
+  /** keep-alive idle time (Go IdleTimeout), default 120 s */
+  idleMs?: number
+}
+
+export interface HttpServerOptions {
+  host: string
+  /** 0 picks a free port */
+  port: number
+  /** `--http-allowed-hosts`; `*` disables the Host check */
+  allowedHosts: string[]
+  /** `--http-allowed-origins`; `*` (or an empty list) allows every origin */
+  allowedOrigins: string[]
+  /** `NodeID-...`, sent as the `node-id` header on every response */
+  nodeId: string
+  /** JSON-RPC body cap in bytes, default 10 MiB (routes may set their own) */
+  maxBodyBytes?: number
+  /** `--http-shutdown-timeout`: how long `close()` lets in-flight requests run, default 5 s */
+  shutdownTimeoutMs?: number
+  timeouts?: HttpServerTimeouts
+  log?: HttpLog
+}
+
+export interface HttpApiServer {
+  readonly router: Router
+  /** Starts listening; resolves with the bound address (the real port when `port` was 0). */
+  listen(): Promise<{ host: string; port: number }>
+  /** `http://host:port` of the bound address (the configured one before `listen`). */
+  readonly url: string
+  /** Graceful and idempotent. */
+  close(): Promise<void>
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+
+interface PathError {
+  status: number
+  message: string
+  location?: string
+}
+
+const FORBIDDEN: PathError = { status: 403, message: 'invalid host specified' }
+
+export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
+  const t = opts.timeouts ?? {}
+  const headersMs = t.headersMs ?? 30_000
+  const requestMs = Math.max(t.requestMs ?? 30_000, headersMs)
+  const closeMs = opts.shutdownTimeoutMs ?? 5_000
+  const router = new Router()
+  const cors = createCors(opts.allowedOrigins)
+  const hostAllowed = createHostFilter(opts.allowedHosts)
+  const rpcOptions = {
+    maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    writeTimeoutMs: t.writeMs ?? 30_000,
+    log: opts.log,
+  }
+  const nodeId = opts.nodeId
+  const upgraded = new Set<Duplex>()
+
+  /** Path checks shared by requests and upgrades: a route, or the error to answer with. */
+  const route = (url: string | undefined): Route | PathError => {
+    const target = parseRequestTarget(url ?? '/')
+    if (target === undefined) return { status: 400, message: '400 Bad Request' }
+    if (needsCleaning(target.path)) {
+      const cleaned = cleanPath(target.path)
+      if (cleaned !== target.path) {
+        const location = escapePath(cleaned) + (target.query === '' ? '' : '?' + target.query)
+        return { status: 301, message: '', location }
+      }
+    }
+    return router.resolve(target.path) ?? { status: 404, message: '404 page not found' }
+  }
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    res.setHeader('Node-Id', nodeId)
+    if (cors.apply(req, res)) return
+    const target = hostAllowed(req.headers.host) ? route(req.url) : FORBIDDEN
+    if ('status' in target) {
+      if (target.location === undefined) httpError(res, target.status, target.message)
+      else {
+        res.writeHead(301, { Location: target.location, 'Content-Length': '0' })
+        res.end()
+      }
+    } else if (target.kind === 'jsonrpc') {
+      serveJsonRpc(req, res, target, rpcOptions)
+    } else {
+      try {
+        target.handle(req, res)
+      } catch (err) {
+        opts.log?.warn('HTTP handler failed', { url: req.url, error: String(err) })
+        if (!res.headersSent && !res.destroyed) httpError(res, 500, 'internal error')
+        else res.destroy()
+      }
+    }
+  }
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => socket.destroy())
+    const headers: Record<string, string> = { 'Node-Id': nodeId }
+    const target = hostAllowed(req.headers.host) ? route(req.url) : FORBIDDEN
+    if ('status' in target) {
+      if (target.location !== undefined) headers['Location'] = target.location
+      socketError(socket, target.status, target.message, headers)
+    } else if (target.kind === 'jsonrpc') {
+      socketError(socket, 405, `rpc: POST method required, received ${req.method}`, headers)
+    } else if (target.upgrade === undefined) {
+      socketError(socket, 400, 'upgrade not supported', headers)
+    } else {
+      upgraded.add(socket)
+      socket.once('close', () => upgraded.delete(socket))
+      try {
+        target.upgrade(req, socket, head)
+      } catch (err) {
+        opts.log?.warn('HTTP upgrade handler failed', { url: req.url, error: String(err) })
+        socket.destroy()
+      }
+    }
+  }
+
+  const server = createServer(
+    {
+      headersTimeout: headersMs,
+      requestTimeout: requestMs,
+      keepAliveTimeout: t.idleMs ?? 120_000,
+      // how often Node enforces the two timeouts above
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersMs / 4))),
+    },
+    onRequest,
+  )
+  server.on('upgrade', onUpgrade)
+  // after listen, errors (EMFILE on accept ...) are logged, never thrown
+  server.on('error', (err: Error) => {
+    if (server.listening) opts.log?.warn('HTTP server error', { error: String(err) })
+  })
+  let bound: { host: string; port: number } | undefined
+  let closing: Promise<void> | undefined
+
+  const formatUrl = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+
+  return {
+    router,
+    get url() {
+      return bound ? formatUrl(bound.host, bound.port) : formatUrl(opts.host, opts.port)
+    },
+    listen() {
+      return new Promise((resolve, reject) => {
+        const onError = (err: Error): void => reject(err)
+        server.once('error', onError)
+        server.listen({ host: opts.host, port: opts.port }, () => {
+          server.removeListener('error', onError)
+          const address = server.address() as AddressInfo
+          bound = { host: address.address, port: address.port }
+          resolve(bound)
+        })
+      })
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        if (!server.listening) return resolve()
+        // requests in flight finish; their connections are closed as soon as they are idle
+        const sweep = setInterval(() => server.closeIdleConnections(), 25)
+        const deadline = setTimeout(() => {
+          server.closeAllConnections()
+          for (const socket of upgraded) socket.destroy()
+        }, closeMs)
+        server.close(() => {
+          clearInterval(sweep)
+          clearTimeout(deadline)
+          resolve()
+        })
+        for (const socket of upgraded) socket.end()
+      })
+      return closing
+    },
+  }
+}

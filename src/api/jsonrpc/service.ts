@@ -1,0 +1,194 @@
+/**
+ * Services and the JSON-RPC endpoint. The endpoint reproduces gorilla/rpc v2 json2 as wrapped by
+ * avalanchego (reference/node-api.md section 2): decode -> `jsonrpc` must be "2.0" -> method name rules
+ * and lookup -> params normalisation -> the method's own param parser -> handler, which runs through a
+ * jayson `Server` (built once per endpoint). The caller's raw `id` is echoed; jayson sees a synthetic one.
+ */
+import jayson from 'jayson'
+import { type DecodedRequest, decodeRequest, echoRequest } from './decode.js'
+import { ARGUMENT_ERROR, ErrorCode, toJsonRpcError } from './errors.js'
+import { resolveMethod } from './method-name.js'
+import { normaliseParams, type ParamParser } from './params.js'
+import { errorBody, type JsonRpcErrorObject, resultBody } from './response.js'
+
+export interface CallInfo {
+  /** the HTTP client's address */
+  remoteAddress: string
+}
+
+export interface RpcMethod<P = unknown> {
+  parse: ParamParser<P>
+  handle(params: P, call: CallInfo): unknown | Promise<unknown>
+}
+
+export function defineMethod<P>(parse: ParamParser<P>, handle: RpcMethod<P>['handle']): RpcMethod<P> {
+  return { parse, handle }
+}
+
+/** `name` is the text before the dot ('info'); methods are keyed by Go-style name ('GetNodeID', 'DbGet'). */
+export interface RpcService {
+  name: string
+  methods: Record<string, RpcMethod<unknown>>
+}
+
+/** One reply: `body` undefined means an empty HTTP body (a notification); `handlerRan` drives `nosniff`. */
+export interface JsonRpcReply {
+  body: string | undefined
+  handlerRan: boolean
+}
+
+export interface JsonRpcEndpoint {
+  /** The response body, or undefined for an empty body (notification). */
+  handle(body: Buffer | string, call: CallInfo): Promise<string | undefined>
+  /** The same, plus whether the method's handler ran (the HTTP layer adds `X-Content-Type-Options` then). */
+  respond(body: Buffer | string, call: CallInfo): Promise<JsonRpcReply>
+}
+
+export interface JsonRpcEndpointOptions {
+  /** Called with the Go-style name (`info.GetNodeID`) for every error a handler throws or rejects with. */
+  onError?: (method: string, err: unknown) => void
+}
+
+type JaysonCallback = (err: JsonRpcErrorObject | null, result?: unknown) => void
+
+/** Per-call context handed through jayson to the method wrapper. */
+interface Dispatch {
+  call: CallInfo
+  handlerRan: boolean
+}
+
+interface Entry {
+  /** the name registered with jayson */
+  key: string
+}
+
+const isThenable = (x: unknown): x is PromiseLike<unknown> =>
+  typeof x === 'object' && x !== null && typeof (x as PromiseLike<unknown>).then === 'function'
+
+/** Runs parse + handler and reports through jayson's callback with plain `{code, message, data}` errors. */
+function jaysonMethod(name: string, method: RpcMethod<unknown>, opts: JsonRpcEndpointOptions) {
+  const fail = (callback: JaysonCallback, err: unknown): void => {
+    opts.onError?.(name, err)
+    callback(toJsonRpcError(err))
+  }
+  return (raw: Record<string, unknown> | undefined, ctx: Dispatch, callback: JaysonCallback): void => {
+    let params: unknown
+    try {
+      params = method.parse(raw)
+    } catch (err) {
+      callback(toJsonRpcError(err))
+      return
+    }
+    ctx.handlerRan = true
+    let out: unknown
+    try {
+      out = method.handle(params, ctx.call)
+    } catch (err) {
+      fail(callback, err)
+      return
+    }
+    if (isThenable(out)) {
+      out.then(
+        (result) => callback(null, result),
+        (err: unknown) => fail(callback, err),
+      )
+    } else {
+      callback(null, out)
+    }
+  }
+}
+
+export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpointOptions = {}): JsonRpcEndpoint {
+  const table = new Map<string, Map<string, Entry>>()
+  const jaysonMethods: Record<string, unknown> = {}
+  for (const service of services) {
+    if (table.has(service.name)) throw new Error(`duplicate JSON-RPC service: ${service.name}`)
+    const methods = new Map<string, Entry>()
+    for (const [methodName, method] of Object.entries(service.methods)) {
+      const key = `${service.name}.${methodName}`
+      methods.set(methodName, { key })
+      jaysonMethods[key] = jaysonMethod(key, method as RpcMethod<unknown>, opts)
+    }
+    table.set(service.name, methods)
+  }
+  const server = new jayson.Server(jaysonMethods as Record<string, jayson.MethodLike>, { useContext: true })
+
+  const reply = (request: DecodedRequest, error: JsonRpcErrorObject, handlerRan = false): JsonRpcReply => ({
+    body: request.id === undefined ? undefined : errorBody(error, request.id),
+    handlerRan,
+  })
+
+  const run = (request: DecodedRequest, entry: Entry, raw: Record<string, unknown> | undefined, call: CallInfo) =>
+    new Promise<JsonRpcReply>((resolve) => {
+      const ctx: Dispatch = { call, handlerRan: false }
+      const jaysonRequest = { jsonrpc: '2.0', method: entry.key, params: raw, id: 1 }
+      server.call(jaysonRequest, ctx, (err, response) => {
+        if (err) {
+          const e = err.error as Partial<JsonRpcErrorObject>
+          resolve(
+            reply(
+              request,
+              { code: e.code ?? ErrorCode.internal, message: e.message ?? '', data: e.data ?? null },
+              ctx.handlerRan,
+            ),
+          )
+          return
+        }
+        if (request.id === undefined) {
+          resolve({ body: undefined, handlerRan: ctx.handlerRan })
+          return
+        }
+        try {
+          resolve({ body: resultBody(response?.result, request.id), handlerRan: ctx.handlerRan })
+        } catch (encodeErr) {
+          // a result JSON cannot express (BigInt, cycle): a programming error, reported, never thrown
+          opts.onError?.(entry.key, encodeErr)
+          resolve(reply(request, toJsonRpcError(encodeErr), ctx.handlerRan))
+        }
+      })
+    })
+
+  const dispatch = (body: Buffer | string, call: CallInfo): Promise<JsonRpcReply> => {
+    const decoded = decodeRequest(body)
+    const request = decoded.request
+    if (!decoded.ok) {
+      // parse errors are answered even without an id
+      const error = { code: ErrorCode.parse, message: decoded.message, data: null }
+      return Promise.resolve({ body: errorBody(error, request.id, echoRequest(request)), handlerRan: false })
+    }
+    if (request.jsonrpc !== '2.0') {
+      const body = request.id === undefined ? undefined : errorBody(INVALID_VERSION, request.id, echoRequest(request))
+      return Promise.resolve({ body, handlerRan: false })
+    }
+    const lookup = resolveMethod(request.method, table)
+    if (!lookup.ok) return Promise.resolve(reply(request, serverError(lookup.message)))
+    let raw: Record<string, unknown> | undefined
+    try {
+      raw = normaliseParams(request.params === undefined ? undefined : JSON.parse(request.params))
+    } catch {
+      return Promise.resolve(reply(request, serverError(ARGUMENT_ERROR)))
+    }
+    return run(request, lookup.method, raw, call)
+  }
+
+  /** Never throws synchronously: an unexpected failure is a rejected promise (the HTTP layer answers 500). */
+  const respond = (body: Buffer | string, call: CallInfo): Promise<JsonRpcReply> => {
+    try {
+      return dispatch(body, call)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
+  return {
+    respond,
+    handle: (body, call) => respond(body, call).then((r) => r.body),
+  }
+}
+
+const INVALID_VERSION: JsonRpcErrorObject = {
+  code: ErrorCode.invalidRequest,
+  message: 'jsonrpc must be 2.0',
+  data: null,
+}
+const serverError = (message: string): JsonRpcErrorObject => ({ code: ErrorCode.server, message, data: null })
