@@ -54,8 +54,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
         socket.write(request)
       }
       socket.on('connect', send)
-      socket.on('error', () => {
+      socket.on('error', (err) => {
         errors++
+        if (errors === 1) process.stderr.write(`load: ${err.message}\n`)
         resolve()
       })
       socket.on('close', () => resolve())
@@ -66,7 +67,12 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
           if (headerEnd === -1) return
           const head = buf.subarray(0, headerEnd).toString('latin1')
           const m = /content-length: *(\d+)/i.exec(head)
-          const len = m ? Number(m[1]) : 0
+          if (m === null) {
+            // this generator frames by Content-Length only; anything else would be miscounted, so stop loudly
+            socket.destroy(new Error(`response without Content-Length: ${head.split('\r\n')[0]}`))
+            return
+          }
+          const len = Number(m[1])
           if (buf.length < headerEnd + 4 + len) return
           if (!head.startsWith('HTTP/1.1 200')) errors++
           buf = buf.subarray(headerEnd + 4 + len)

@@ -4,6 +4,7 @@
 import '../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import herumi from 'bls-eth-wasm'
 import { type FirnProcess, startFirn } from '../helpers/firn-process.js'
 
 const LOCAL_C = '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC'
@@ -47,6 +48,22 @@ describe('/ext/info on a dev node', () => {
     assert.equal(r.headers.get('node-id'), result.nodeID)
     assert.match(result.nodePOP.publicKey, /^0x[0-9a-f]{96}$/)
     assert.match(result.nodePOP.proofOfPossession, /^0x[0-9a-f]{192}$/)
+
+    // An independent BLS implementation (herumi, WASM) checks the proof of possession: a signature over the
+    // public key's bytes under the POP ciphersuite, and nothing else.
+    await herumi.init(herumi.BLS12_381)
+    const publicKey = Buffer.from(result.nodePOP.publicKey.slice(2), 'hex')
+    const verify = (dst: string, message: Uint8Array) => {
+      ;(herumi as unknown as { setDstG2(dst: string): void }).setDstG2(dst)
+      const pk = new herumi.PublicKey()
+      pk.deserialize(publicKey)
+      const sig = new herumi.Signature()
+      sig.deserialize(Buffer.from(result.nodePOP.proofOfPossession.slice(2), 'hex'))
+      return pk.verify(sig, message)
+    }
+    assert.equal(verify('BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_', publicKey), true)
+    assert.equal(verify('BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_', publicKey), false)
+    assert.equal(verify('BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_', Buffer.from('other')), false)
   })
 
   it('getNodeIP is the public IP and staking port', async () => {

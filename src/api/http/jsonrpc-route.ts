@@ -16,12 +16,11 @@ export interface JsonRpcServeOptions {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-const HEADERS_JSON = { 'Content-Type': JSON_TYPE }
-const HEADERS_JSON_NOSNIFF = { 'Content-Type': JSON_TYPE, 'X-Content-Type-Options': 'nosniff' }
-const HEADERS_EMPTY = { 'Content-Length': '0' }
-const HEADERS_EMPTY_NOSNIFF = { 'X-Content-Type-Options': 'nosniff', 'Content-Length': '0' }
-
 const NOT_BOOTSTRAPPED = 'API call rejected because chain is not done bootstrapping'
+
+function setPending(res: ServerResponse, pending: readonly string[]): void {
+  for (let i = 0; i < pending.length; i += 2) res.setHeader(pending[i]!, pending[i + 1]!)
+}
 
 /** gorilla/rpc: drop everything from the first ';', lower-case, no trimming. */
 function contentTypeOf(req: IncomingMessage): string {
@@ -30,22 +29,32 @@ function contentTypeOf(req: IncomingMessage): string {
   return semi === -1 ? raw : raw.slice(0, semi)
 }
 
+/**
+ * `pending` are header name/value pairs the caller has not set yet (node-id, Vary): the success path writes
+ * them with the rest in one `writeHead` call, the error paths set them first.
+ */
 export function serveJsonRpc(
   req: IncomingMessage,
   res: ServerResponse,
   route: JsonRpcRoute,
   opts: JsonRpcServeOptions,
+  pending: readonly string[],
 ) {
-  if (route.ready !== undefined && !route.ready()) return httpError(res, 503, NOT_BOOTSTRAPPED)
+  if (route.ready !== undefined && !route.ready()) {
+    setPending(res, pending)
+    return httpError(res, 503, NOT_BOOTSTRAPPED)
+  }
   if (req.method !== 'POST') return rpcError(res, 405, `rpc: POST method required, received ${req.method}`)
   const contentType = contentTypeOf(req)
   if (contentType.toLowerCase() !== 'application/json') {
+    setPending(res, pending)
     return rpcError(res, 415, `rpc: unrecognized Content-Type: ${contentType}`)
   }
   readBody(req, route.maxBodyBytes ?? opts.maxBodyBytes, (outcome) => {
     if (!outcome.ok) {
       if (outcome.reason === 'aborted') return
       res.setHeader('Connection', 'close')
+      setPending(res, pending)
       return httpError(res, 413, 'http: request body too large')
     }
     const deadline = setTimeout(() => {
@@ -57,18 +66,26 @@ export function serveJsonRpc(
       (reply) => {
         clearTimeout(deadline)
         if (res.destroyed) return
+        // one writeHead with a flat list; Content-Length framing as Go's net/http uses for a one-piece body
+        const head = pending.slice()
+        if (reply.handlerRan) head.push('X-Content-Type-Options', 'nosniff')
         if (reply.body === undefined) {
-          res.writeHead(200, reply.handlerRan ? HEADERS_EMPTY_NOSNIFF : HEADERS_EMPTY)
+          head.push('Content-Length', '0')
+          res.writeHead(200, head)
           res.end()
         } else {
-          res.writeHead(200, reply.handlerRan ? HEADERS_JSON_NOSNIFF : HEADERS_JSON)
-          res.end(reply.body)
+          const body = Buffer.from(reply.body, 'utf8')
+          head.push('Content-Type', JSON_TYPE, 'Content-Length', String(body.length))
+          res.writeHead(200, head)
+          res.end(body)
         }
       },
       (err: unknown) => {
         clearTimeout(deadline)
         opts.log?.warn('JSON-RPC endpoint failed', { url: req.url, error: String(err) })
-        if (!res.headersSent && !res.destroyed) httpError(res, 500, 'internal error')
+        if (res.headersSent || res.destroyed) return
+        setPending(res, pending)
+        httpError(res, 500, 'internal error')
       },
     )
   })

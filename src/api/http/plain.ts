@@ -9,14 +9,16 @@ const TEXT = 'text/plain; charset=utf-8'
 
 /** Go's `http.Error(w, message, status)`. */
 export function httpError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': TEXT, 'X-Content-Type-Options': 'nosniff' })
-  res.end(message + '\n')
+  const body = Buffer.from(message + '\n', 'utf8')
+  res.writeHead(status, { 'Content-Type': TEXT, 'X-Content-Type-Options': 'nosniff', 'Content-Length': body.length })
+  res.end(body)
 }
 
 /** gorilla/rpc's `WriteError(w, status, message)`. */
 export function rpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': TEXT })
-  res.end(message)
+  const body = Buffer.from(message, 'utf8')
+  res.writeHead(status, { 'Content-Type': TEXT, 'Content-Length': body.length })
+  res.end(body)
 }
 
 /** An error response written straight to a socket (an upgrade request nobody takes), then the socket ends. */

@@ -70,6 +70,7 @@ interface PathError {
   location?: string
 }
 
+const NO_HEADERS: readonly string[] = []
 const FORBIDDEN: PathError = { status: 403, message: 'invalid host specified' }
 
 export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
@@ -102,10 +103,26 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
     return router.resolve(target.path) ?? { status: 404, message: '404 page not found' }
   }
 
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+  // The hot path (a JSON-RPC POST without Origin) writes node-id and `Vary: Origin` in its single writeHead;
+  // every other path sets them up front. setHeader costs about as much as the rest of the request.
+  const baseHeaders: readonly string[] = ['Node-Id', nodeId, 'Vary', 'Origin']
+  const setBase = (res: ServerResponse): void => {
     res.setHeader('Node-Id', nodeId)
-    if (cors.apply(req, res)) return
-    const target = hostAllowed(req.headers.host) ? route(req.url) : FORBIDDEN
+    res.setHeader('Vary', 'Origin')
+  }
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const headers = req.headers
+    const plain = req.method === 'POST' && headers.origin === undefined
+    if (!plain) {
+      res.setHeader('Node-Id', nodeId)
+      if (cors.apply(req, res)) return
+    }
+    const target = hostAllowed(headers.host) ? route(req.url) : FORBIDDEN
+    if (plain && !('status' in target) && target.kind === 'jsonrpc') {
+      serveJsonRpc(req, res, target, rpcOptions, baseHeaders)
+      return
+    }
+    if (plain) setBase(res)
     if ('status' in target) {
       if (target.location === undefined) httpError(res, target.status, target.message)
       else {
@@ -113,7 +130,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
         res.end()
       }
     } else if (target.kind === 'jsonrpc') {
-      serveJsonRpc(req, res, target, rpcOptions)
+      serveJsonRpc(req, res, target, rpcOptions, NO_HEADERS)
     } else {
       try {
         target.handle(req, res)

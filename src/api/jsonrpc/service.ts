@@ -7,7 +7,7 @@
 import jayson from 'jayson'
 import { type DecodedRequest, decodeRequest, echoRequest } from './decode.js'
 import { ARGUMENT_ERROR, ErrorCode, toJsonRpcError } from './errors.js'
-import { resolveMethod } from './method-name.js'
+import { type MethodLookup, resolveMethod } from './method-name.js'
 import { normaliseParams, type ParamParser } from './params.js'
 import { errorBody, type JsonRpcErrorObject, resultBody } from './response.js'
 
@@ -111,6 +111,7 @@ export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpo
     }
     table.set(service.name, methods)
   }
+  const lookups = new Map<string, MethodLookup<Entry>>()
   const server = new jayson.Server(jaysonMethods as Record<string, jayson.MethodLike>, { useContext: true })
 
   const reply = (request: DecodedRequest, error: JsonRpcErrorObject, handlerRan = false): JsonRpcReply => ({
@@ -160,7 +161,12 @@ export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpo
       const body = request.id === undefined ? undefined : errorBody(INVALID_VERSION, request.id, echoRequest(request))
       return Promise.resolve({ body, handlerRan: false })
     }
-    const lookup = resolveMethod(request.method, table)
+    let lookup = lookups.get(request.method)
+    if (lookup === undefined) {
+      lookup = resolveMethod(request.method, table)
+      // successful lookups only: a caller cannot grow the cache with made-up names
+      if (lookup.ok) lookups.set(request.method, lookup)
+    }
     if (!lookup.ok) return Promise.resolve(reply(request, serverError(lookup.message)))
     let raw: Record<string, unknown> | undefined
     try {

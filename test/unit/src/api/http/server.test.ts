@@ -179,7 +179,18 @@ describe('HTTP server', () => {
       t.after(() => server.close())
       const plain = await postJson(base + '/ext/test')
       assert.equal(plain.headers.vary, 'Origin')
+      assert.equal(plain.headers['node-id'], NODE_ID)
       assert.equal(plain.headers['access-control-allow-origin'], undefined)
+      // the plain-POST fast path still sets both headers on its error answers
+      for (const [path, type, status] of [
+        ['/ext/nope', 'application/json', 404],
+        ['/ext/test', 'text/plain', 415],
+      ] as const) {
+        const e = await fetch(base + path, { method: 'POST', headers: { 'content-type': type }, body: CALL })
+        assert.equal(e.status, status)
+        assert.equal(e.headers.get('vary'), 'Origin', path)
+        assert.equal(e.headers.get('node-id'), NODE_ID, path)
+      }
       const r = await fetch(base + '/ext/test', {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: 'http://app.example' },
