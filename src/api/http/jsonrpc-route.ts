@@ -62,7 +62,9 @@ export function serveJsonRpc(
       res.destroy()
     }, opts.writeTimeoutMs)
     deadline.unref()
-    route.endpoint.respond(outcome.body, { remoteAddress: req.socket.remoteAddress ?? '' }).then(
+    route.endpoint.respondCb(
+      outcome.body,
+      { remoteAddress: req.socket.remoteAddress ?? '' },
       (reply) => {
         clearTimeout(deadline)
         if (res.destroyed) return

@@ -42,6 +42,16 @@ export interface JsonRpcEndpoint {
   handle(body: Buffer | string, call: CallInfo): Promise<string | undefined>
   /** The same, plus whether the method's handler ran (the HTTP layer adds `X-Content-Type-Options` then). */
   respond(body: Buffer | string, call: CallInfo): Promise<JsonRpcReply>
+  /**
+   * `respond` without promises, for the HTTP hot path: `done` runs exactly once, synchronously when the method's
+   * handler is synchronous. `fail` gets an unexpected internal error (the HTTP layer answers 500).
+   */
+  respondCb(
+    body: Buffer | string,
+    call: CallInfo,
+    done: (reply: JsonRpcReply) => void,
+    fail: (err: unknown) => void,
+  ): void
 }
 
 export interface JsonRpcEndpointOptions {
@@ -119,47 +129,57 @@ export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpo
     handlerRan,
   })
 
-  const run = (request: DecodedRequest, entry: Entry, raw: Record<string, unknown> | undefined, call: CallInfo) =>
-    new Promise<JsonRpcReply>((resolve) => {
-      const ctx: Dispatch = { call, handlerRan: false }
-      const jaysonRequest = { jsonrpc: '2.0', method: entry.key, params: raw, id: 1 }
-      server.call(jaysonRequest, ctx, (err, response) => {
-        if (err) {
-          const e = err.error as Partial<JsonRpcErrorObject>
-          resolve(
-            reply(
-              request,
-              { code: e.code ?? ErrorCode.internal, message: e.message ?? '', data: e.data ?? null },
-              ctx.handlerRan,
-            ),
-          )
-          return
-        }
-        if (request.id === undefined) {
-          resolve({ body: undefined, handlerRan: ctx.handlerRan })
-          return
-        }
-        try {
-          resolve({ body: resultBody(response?.result, request.id), handlerRan: ctx.handlerRan })
-        } catch (encodeErr) {
-          // a result JSON cannot express (BigInt, cycle): a programming error, reported, never thrown
-          opts.onError?.(entry.key, encodeErr)
-          resolve(reply(request, toJsonRpcError(encodeErr), ctx.handlerRan))
-        }
-      })
+  const run = (
+    request: DecodedRequest,
+    entry: Entry,
+    raw: Record<string, unknown> | undefined,
+    call: CallInfo,
+    resolve: (reply: JsonRpcReply) => void,
+  ): void => {
+    const ctx: Dispatch = { call, handlerRan: false }
+    const jaysonRequest = { jsonrpc: '2.0', method: entry.key, params: raw, id: 1 }
+    server.call(jaysonRequest, ctx, (err, response) => {
+      if (err) {
+        const e = err.error as Partial<JsonRpcErrorObject>
+        resolve(
+          reply(
+            request,
+            { code: e.code ?? ErrorCode.internal, message: e.message ?? '', data: e.data ?? null },
+            ctx.handlerRan,
+          ),
+        )
+        return
+      }
+      if (request.id === undefined) {
+        resolve({ body: undefined, handlerRan: ctx.handlerRan })
+        return
+      }
+      let body: string
+      try {
+        body = resultBody(response?.result, request.id)
+      } catch (encodeErr) {
+        // a result JSON cannot express (BigInt, cycle): a programming error, reported, never thrown
+        opts.onError?.(entry.key, encodeErr)
+        resolve(reply(request, toJsonRpcError(encodeErr), ctx.handlerRan))
+        return
+      }
+      resolve({ body, handlerRan: ctx.handlerRan })
     })
+  }
 
-  const dispatch = (body: Buffer | string, call: CallInfo): Promise<JsonRpcReply> => {
+  const dispatch = (body: Buffer | string, call: CallInfo, done: (reply: JsonRpcReply) => void): void => {
     const decoded = decodeRequest(body)
     const request = decoded.request
     if (!decoded.ok) {
       // parse errors are answered even without an id
       const error = { code: ErrorCode.parse, message: decoded.message, data: null }
-      return Promise.resolve({ body: errorBody(error, request.id, echoRequest(request)), handlerRan: false })
+      done({ body: errorBody(error, request.id, echoRequest(request)), handlerRan: false })
+      return
     }
     if (request.jsonrpc !== '2.0') {
       const body = request.id === undefined ? undefined : errorBody(INVALID_VERSION, request.id, echoRequest(request))
-      return Promise.resolve({ body, handlerRan: false })
+      done({ body, handlerRan: false })
+      return
     }
     let lookup = lookups.get(request.method)
     if (lookup === undefined) {
@@ -167,27 +187,44 @@ export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpo
       // successful lookups only: a caller cannot grow the cache with made-up names
       if (lookup.ok) lookups.set(request.method, lookup)
     }
-    if (!lookup.ok) return Promise.resolve(reply(request, serverError(lookup.message)))
+    if (!lookup.ok) {
+      done(reply(request, serverError(lookup.message)))
+      return
+    }
     let raw: Record<string, unknown> | undefined
     try {
       raw = normaliseParams(request.params === undefined ? undefined : JSON.parse(request.params))
     } catch {
-      return Promise.resolve(reply(request, serverError(ARGUMENT_ERROR)))
+      done(reply(request, serverError(ARGUMENT_ERROR)))
+      return
     }
-    return run(request, lookup.method, raw, call)
+    run(request, lookup.method, raw, call, done)
   }
 
-  /** Never throws synchronously: an unexpected failure is a rejected promise (the HTTP layer answers 500). */
-  const respond = (body: Buffer | string, call: CallInfo): Promise<JsonRpcReply> => {
+  /** Never throws: an unexpected failure goes to `fail` (the HTTP layer answers 500). */
+  const respondCb = (
+    body: Buffer | string,
+    call: CallInfo,
+    done: (reply: JsonRpcReply) => void,
+    fail: (err: unknown) => void,
+  ): void => {
+    let settled = false
     try {
-      return dispatch(body, call)
+      dispatch(body, call, (r) => {
+        settled = true
+        done(r)
+      })
     } catch (err) {
-      return Promise.reject(err)
+      if (settled) throw err // thrown by `done` itself: the caller's error, not the endpoint's
+      fail(err)
     }
   }
+  const respond = (body: Buffer | string, call: CallInfo): Promise<JsonRpcReply> =>
+    new Promise((resolve, reject) => respondCb(body, call, resolve, reject))
 
   return {
     respond,
+    respondCb,
     handle: (body, call) => respond(body, call).then((r) => r.body),
   }
 }
