@@ -1,34 +1,129 @@
 /**
- * `--inspect-actors`: relay every inspection event of the actor system to the Stately inspector. A local
- * relay (`@statelyai/inspect/server`) serves a page on `http://localhost:<inspect-port>` that embeds the
- * inspector UI; open it in a browser to watch the actor tree live. Loaded lazily: nodes without the flag never
- * import it.
+ * `--inspect-actors`: every inspection event of the actor system goes to the Stately inspector.
+ *
+ * Firn runs its own small relay rather than `@statelyai/inspect/server`, which listens on every interface and
+ * rebroadcasts whatever any client sends: this one listens on 127.0.0.1 only, sends the node's events to the
+ * browsers connected to it and ignores what they send. `GET /` is a page that embeds the inspector UI
+ * (loaded by the browser from stately.ai) and feeds it the events arriving over a WebSocket on the same port.
+ * The last `REPLAY` events are replayed to a newly connected page so it sees the actors that already exist.
+ * A page that stops reading (more than `MAX_BUFFERED` bytes queued) is disconnected.
+ *
+ * Loaded lazily: nodes without the flag never import it.
  */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { InspectionEvent } from 'xstate'
 import type { Logger } from '../log/logger.js'
 
 export interface ActorInspector {
+  /** the page to open, with the real port when `--inspect-port=0` */
+  readonly url: string
   inspect(ev: InspectionEvent): void
-  stop(): void
+  stop(): Promise<void>
+}
+
+const REPLAY = 500
+const MAX_BUFFERED = 4 * 1024 * 1024
+const MAX_CLIENTS = 16
+const INSPECTOR_UI = 'https://stately.ai/inspect'
+
+function page(): string {
+  // The inspector UI runs in the iframe and announces itself with a '@statelyai.connected' message; events
+  // that arrive before that are held and handed over then.
+  return `<!doctype html>
+<html>
+<head><meta charset="utf-8"><title>Firn actors</title>
+<style>html,body,iframe{margin:0;width:100%;height:100%;border:0}</style></head>
+<body>
+<iframe id="ui" src="${INSPECTOR_UI}"></iframe>
+<script>
+  const ui = document.getElementById('ui')
+  const held = []
+  let ready = false
+  addEventListener('message', (m) => {
+    if (m.data && m.data.type === '@statelyai.connected' && !ready) {
+      ready = true
+      for (const ev of held.splice(0)) ui.contentWindow.postMessage(ev, '*')
+    }
+  })
+  const socket = new WebSocket('ws://' + location.host + '/events')
+  socket.onmessage = (m) => {
+    const ev = JSON.parse(m.data)
+    if (ready) ui.contentWindow.postMessage(ev, '*')
+    else held.push(ev)
+  }
+</script>
+</body>
+</html>
+`
 }
 
 export async function startInspector(port: number, log: Logger): Promise<ActorInspector> {
-  const { createInspectorServer } = await import('@statelyai/inspect/server')
-  const { createWebSocketInspector } = await import('@statelyai/inspect')
-  const server = createInspectorServer({ port, autoOpen: false })
-  const inspector = createWebSocketInspector({
-    url: `ws://127.0.0.1:${port}`,
+  const [{ createInspector }, { WebSocketServer, WebSocket }] = await Promise.all([
+    import('@statelyai/inspect'),
+    import('ws'),
+  ])
+  const recent: string[] = []
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 })
+  const broadcast = (text: string): void => {
+    recent.push(text)
+    if (recent.length > REPLAY) recent.shift()
+    for (const client of wss.clients) {
+      if (client.readyState !== WebSocket.OPEN) continue
+      if (client.bufferedAmount > MAX_BUFFERED) {
+        log.warn('actor inspector: dropping a page that does not keep up')
+        client.terminate()
+        continue
+      }
+      client.send(text)
+    }
+  }
+  const inspector = createInspector(
+    { send: (event) => broadcast(JSON.stringify(event)) },
     // context and events are JSON-safe by the house rules; cap depth anyway so a large snapshot cannot stall
-    serializationDepthLimit: 8,
+    { serializationDepthLimit: 8, autoStart: true },
+  )
+
+  const html = Buffer.from(page(), 'utf8')
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url !== '/' && req.url !== '/index.html')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found\n')
+      return
+    }
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': html.length }).end(html)
   })
-  log.info('actor inspector: open this page in a browser to watch the actors live', {
-    url: `http://localhost:${port}`,
+  server.on('upgrade', (req, socket, head) => {
+    socket.on('error', () => socket.destroy())
+    if (req.url !== '/events' || wss.clients.size >= MAX_CLIENTS) {
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.on('error', () => ws.terminate())
+      // the relay only speaks: what a page sends is ignored
+      for (const text of recent) ws.send(text)
+    })
   })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen({ host: '127.0.0.1', port }, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  log.info('actor inspector: open this page in a browser to watch the actors live', { url })
+
   return {
+    url,
     inspect: (ev) => inspector.inspect.next?.(ev),
-    stop: () => {
-      inspector.stop()
-      server.stop()
-    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        inspector.stop()
+        for (const client of wss.clients) client.terminate()
+        wss.close()
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
   }
 }
