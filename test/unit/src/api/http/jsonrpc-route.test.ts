@@ -10,41 +10,12 @@ import { createHttpServer, type HttpApiServer } from '../../../../../src/api/htt
 import { ApiError, ARGUMENT_ERROR } from '../../../../../src/api/jsonrpc/errors.js'
 import { fields, noParams, str } from '../../../../../src/api/jsonrpc/params.js'
 import { createJsonRpcEndpoint, defineMethod } from '../../../../../src/api/jsonrpc/service.js'
-
-interface Deferred {
-  promise: Promise<void>
-  resolve: () => void
-}
-const deferred = (): Deferred => {
-  let resolve!: () => void
-  const promise = new Promise<void>((r) => {
-    resolve = r
-  })
-  return { promise, resolve }
-}
+import { type Deferred, deferred } from '../../../../helpers/deferred.js'
+import { type RawReply, sendRaw } from '../../../../helpers/http-request.js'
 
 const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg'
 
-interface Reply {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  text: string
-}
-
-/** A raw request: full control over method and headers (no default Content-Type). */
-function send(url: string, method: string, headers: Record<string, string>, body?: string | Buffer): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
-      )
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
+const send = sendRaw
 
 describe('JSON-RPC routes over HTTP', () => {
   let server: HttpApiServer
@@ -242,7 +213,7 @@ describe('JSON-RPC routes over HTTP', () => {
     })
 
     it('a chunked body over the cap gets 413 too', async () => {
-      const r = await new Promise<Reply>((resolve, reject) => {
+      const r = await new Promise<RawReply>((resolve, reject) => {
         const req = request(
           base + '/ext/test',
           { method: 'POST', headers: { 'Content-Type': 'application/json' } },

@@ -5,34 +5,17 @@
 import '../../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
-import { request } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { after, describe, it } from 'node:test'
 import { createHttpServer, type HttpServerOptions } from '../../../../../src/api/http/server.js'
 import { noParams } from '../../../../../src/api/jsonrpc/params.js'
 import { createJsonRpcEndpoint, defineMethod } from '../../../../../src/api/jsonrpc/service.js'
-
-interface Deferred {
-  promise: Promise<void>
-  resolve: () => void
-}
-const deferred = (): Deferred => {
-  let resolve!: () => void
-  const promise = new Promise<void>((r) => {
-    resolve = r
-  })
-  return { promise, resolve }
-}
+import { type Deferred, deferred } from '../../../../helpers/deferred.js'
+import { sendRaw } from '../../../../helpers/http-request.js'
 
 const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg'
 const CALL = '{"jsonrpc":"2.0","id":1,"method":"test.ping"}'
 const PONG = '{"jsonrpc":"2.0","result":{"pong":true},"id":1}\n'
-
-interface Reply {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  text: string
-}
 
 /** A server with `test.ping` (and `test.wait`, which blocks until released) at /ext/test and aliases. */
 async function startServer(overrides: Partial<HttpServerOptions> = {}) {
@@ -74,22 +57,7 @@ async function startServer(overrides: Partial<HttpServerOptions> = {}) {
 }
 
 /** `url` is sent as written: the path is not normalised the way `new URL` would. */
-function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
-  const m = /^http:\/\/([^/:]+):(\d+)(.*)$/.exec(url)
-  assert.ok(m, url)
-  const [, hostname, port, path] = m
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path, method, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }),
-      )
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
+const send = sendRaw
 
 const postJson = (url: string, body = CALL, headers: Record<string, string> = {}) =>
   send(url, 'POST', { 'Content-Type': 'application/json', ...headers }, body)
