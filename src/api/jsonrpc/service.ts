@@ -57,6 +57,11 @@ export interface JsonRpcEndpoint {
 export interface JsonRpcEndpointOptions {
   /** Called with the Go-style name (`info.GetNodeID`) for every error a handler throws or rejects with. */
   onError?: (method: string, err: unknown) => void
+  /**
+   * Also answer geth-style names: `admin_startCPUProfiler` is resolved as `admin.startCPUProfiler` (the chain
+   * admin API answers both spellings: the reference routes the dotted one, the spec writes the other).
+   */
+  underscoreNames?: boolean
 }
 
 type JaysonCallback = (err: JsonRpcErrorObject | null, result?: unknown) => void
@@ -183,7 +188,7 @@ export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpo
     }
     let lookup = lookups.get(request.method)
     if (lookup === undefined) {
-      lookup = resolveMethod(request.method, table)
+      lookup = resolveMethod(opts.underscoreNames ? dotted(request.method) : request.method, table)
       // successful lookups only: a caller cannot grow the cache with made-up names
       if (lookup.ok) lookups.set(request.method, lookup)
     }
@@ -234,4 +239,10 @@ const INVALID_VERSION: JsonRpcErrorObject = {
   message: 'jsonrpc must be 2.0',
   data: null,
 }
+/** `admin_startCPUProfiler` -> `admin.startCPUProfiler`; names that already have a dot, or no '_', stay. */
+const dotted = (name: string): string => {
+  const u = name.indexOf('_')
+  return u <= 0 || name.includes('.') ? name : `${name.slice(0, u)}.${name.slice(u + 1)}`
+}
+
 const serverError = (message: string): JsonRpcErrorObject => ({ code: ErrorCode.server, message, data: null })
