@@ -1,0 +1,75 @@
+/**
+ * What the caller (fee rules, builder timing) decides about a new block, and the header assembled from it and
+ * from the execution's results. Mandatory C-chain values (reference/cchain.md 5.1) are filled in here.
+ */
+import { KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
+import { type AvaHeader, BLACKHOLE, EMPTY_EXT_DATA_HASH, headerHash } from '../header.js'
+import type { BlockEnv, RunResult } from './block-run.js'
+
+export interface BlockFields {
+  /** seconds */
+  time: bigint
+  gasLimit: bigint
+  baseFee: bigint
+  extra: Uint8Array
+  /** most gas the txs may use (ACP-176 capacity); default gasLimit */
+  capacity?: bigint
+  extData?: Uint8Array
+  extDataHash?: Uint8Array
+  extDataGasUsed?: bigint
+  blockGasCost?: bigint
+  timeMilliseconds?: bigint
+  minDelayExcess?: bigint
+}
+
+export function envFor(parent: AvaHeader, fields: BlockFields): BlockEnv {
+  return {
+    parentHash: headerHash(parent),
+    number: parent.number + 1n,
+    time: fields.time,
+    gasLimit: fields.gasLimit,
+    baseFee: fields.baseFee,
+    ...(fields.capacity === undefined ? {} : { capacity: fields.capacity }),
+  }
+}
+
+export function envOfHeader(header: AvaHeader, capacity?: bigint): BlockEnv {
+  return {
+    parentHash: header.parentHash,
+    number: header.number,
+    time: header.time,
+    gasLimit: header.gasLimit,
+    baseFee: header.baseFee ?? 0n,
+    ...(capacity === undefined ? {} : { capacity }),
+  }
+}
+
+export function assembleHeader(parent: AvaHeader, fields: BlockFields, run: RunResult): AvaHeader {
+  const h: AvaHeader = {
+    parentHash: headerHash(parent),
+    uncleHash: KECCAK256_RLP_ARRAY,
+    coinbase: BLACKHOLE,
+    stateRoot: run.stateRoot,
+    txRoot: run.txRoot,
+    receiptRoot: run.receiptRoot,
+    bloom: run.bloom,
+    difficulty: 1n,
+    number: parent.number + 1n,
+    gasLimit: fields.gasLimit,
+    gasUsed: run.gasUsed,
+    time: fields.time,
+    extra: fields.extra,
+    mixDigest: new Uint8Array(32),
+    nonce: new Uint8Array(8),
+    extDataHash: fields.extDataHash ?? EMPTY_EXT_DATA_HASH,
+    baseFee: fields.baseFee,
+    extDataGasUsed: fields.extDataGasUsed ?? 0n,
+    blockGasCost: fields.blockGasCost ?? 0n,
+    blobGasUsed: 0n,
+    excessBlobGas: 0n,
+    parentBeaconRoot: new Uint8Array(32),
+  }
+  if (fields.timeMilliseconds !== undefined) h.timeMilliseconds = fields.timeMilliseconds
+  if (fields.minDelayExcess !== undefined) h.minDelayExcess = fields.minDelayExcess
+  return h
+}

@@ -1,0 +1,9 @@
+/** Root of the trie of RLP(index) -> value, as for a block's transactions and receipts; computed once per block. */
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
+
+export async function orderedTrieRoot(values: Uint8Array[]): Promise<Uint8Array> {
+  const trie = new MerklePatriciaTrie({ useKeyHashing: false })
+  for (let i = 0; i < values.length; i++) await trie.put(RLP.encode(i), values[i]!)
+  return trie.root()
+}

@@ -1,0 +1,111 @@
+/**
+ * The chain's accepted data in one database sublevel: blocks by hash, canonical number -> hash, receipts per
+ * block, tx hash -> location, a bloom per block for log queries, the state trie nodes, and the last-accepted
+ * pointer. `accept` writes all of a block's data in ONE level batch, so after a crash a block is either fully
+ * there (and is the last accepted) or not there at all.
+ */
+import { RLP } from '@ethereumjs/rlp'
+import { bigIntToBytes, bytesToBigInt, bytesToInt, intToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util'
+import type { AbstractLevel, AbstractSublevel } from 'abstract-level'
+import type { NodeLayer, NodeStore } from '../state/node-layer.js'
+import { decodeReceipts, encodeReceipts, type StoredReceipt } from './receipt.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: a sublevel of any database will do
+export type ChainDb = AbstractLevel<any, any, any>
+// biome-ignore lint/suspicious/noExplicitAny: see above
+type Bytes = AbstractSublevel<any, any, Uint8Array, Uint8Array>
+
+export interface TxLocation {
+  blockHash: Uint8Array
+  blockNumber: bigint
+  index: number
+}
+
+export interface AcceptedBlock {
+  hash: Uint8Array
+  number: bigint
+  /** encodeBlock bytes */
+  rlp: Uint8Array
+  bloom: Uint8Array
+  txHashes: Uint8Array[]
+  receipts: StoredReceipt[]
+}
+
+const LAST_ACCEPTED = new TextEncoder().encode('lastAccepted')
+
+/** LevelDB hands out Buffers; callers get plain Uint8Arrays (same memory). */
+function plain(b: Uint8Array | undefined): Uint8Array | undefined {
+  return b === undefined || b.constructor === Uint8Array ? b : new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
+}
+
+function num(n: bigint): Uint8Array {
+  return setLengthLeft(bigIntToBytes(n), 8)
+}
+
+export class ChainStore {
+  readonly nodes: NodeStore
+  private readonly blocks: Bytes
+  private readonly canonical: Bytes
+  private readonly receipts: Bytes
+  private readonly txs: Bytes
+  private readonly blooms: Bytes
+  private readonly meta: Bytes
+
+  constructor(readonly db: ChainDb) {
+    const sub = (name: string): Bytes =>
+      db.sublevel<Uint8Array, Uint8Array>(name, { keyEncoding: 'view', valueEncoding: 'view' })
+    this.nodes = sub('state')
+    this.blocks = sub('blocks')
+    this.canonical = sub('canonical')
+    this.receipts = sub('receipts')
+    this.txs = sub('txs')
+    this.blooms = sub('blooms')
+    this.meta = sub('meta')
+  }
+
+  async lastAcceptedHash(): Promise<Uint8Array | undefined> {
+    return plain(await this.meta.get(LAST_ACCEPTED))
+  }
+
+  async getBlock(hash: Uint8Array): Promise<Uint8Array | undefined> {
+    return plain(await this.blocks.get(hash))
+  }
+
+  async canonicalHash(number: bigint): Promise<Uint8Array | undefined> {
+    if (number < 0n || number >= 2n ** 64n) return undefined
+    return plain(await this.canonical.get(num(number)))
+  }
+
+  async getReceipts(hash: Uint8Array): Promise<StoredReceipt[] | undefined> {
+    const data = await this.receipts.get(hash)
+    return data === undefined ? undefined : decodeReceipts(plain(data)!)
+  }
+
+  async getTxLocation(txHash: Uint8Array): Promise<TxLocation | undefined> {
+    const data = await this.txs.get(txHash)
+    if (data === undefined) return undefined
+    const [blockHash, number, index] = RLP.decode(plain(data)!) as Uint8Array[]
+    return { blockHash: plain(blockHash)!, blockNumber: bytesToBigInt(number!), index: bytesToInt(index!) }
+  }
+
+  async getBloom(number: bigint): Promise<Uint8Array | undefined> {
+    if (number < 0n || number >= 2n ** 64n) return undefined
+    return plain(await this.blooms.get(num(number)))
+  }
+
+  /** Block, receipts, indexes, state nodes (the layer's) and the last-accepted pointer: one batch. */
+  async accept(block: AcceptedBlock, layer: NodeLayer | undefined): Promise<void> {
+    const batch = this.db.batch()
+    for (const op of layer?.batchOps() ?? []) batch.put(op.key, op.value, { sublevel: this.nodes })
+    batch.put(block.hash, block.rlp, { sublevel: this.blocks })
+    batch.put(num(block.number), block.hash, { sublevel: this.canonical })
+    batch.put(num(block.number), block.bloom, { sublevel: this.blooms })
+    batch.put(block.hash, encodeReceipts(block.receipts), { sublevel: this.receipts })
+    const blockNumber = bigIntToBytes(block.number)
+    block.txHashes.forEach((txHash, i) => {
+      batch.put(txHash, RLP.encode([block.hash, blockNumber, intToUnpaddedBytes(i)]), { sublevel: this.txs })
+    })
+    batch.put(LAST_ACCEPTED, block.hash, { sublevel: this.meta })
+    await batch.write()
+  }
+}
