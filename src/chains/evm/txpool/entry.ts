@@ -62,7 +62,8 @@ export function makePoolTx(tx: TypedTransaction, sender: Address, time: number, 
 export function effectiveTip(p: Pick<PoolTx, 'feeCap' | 'tipCap'>, baseFee: bigint | undefined): bigint {
   if (baseFee === undefined) return p.tipCap
   const room = p.feeCap - baseFee
-  return room < p.tipCap ? room : p.tipCap
+  if (room < p.tipCap) return room
+  return p.tipCap
 }
 
 /** geth's priceHeap.cmp: effective tip at the base fee, then fee cap, then tip cap. */

@@ -67,7 +67,7 @@ export class TxList {
   filter(costLimit: bigint, gasLimit: bigint): { removed: PoolTx[]; invalids: PoolTx[] } {
     const removed = this.#removeWhere((tx) => tx.gas > gasLimit || tx.cost > costLimit)
     if (removed.length === 0 || !this.strict) return { removed, invalids: [] }
-    const lowest = removed.reduce((min, tx) => (tx.nonce < min ? tx.nonce : min), removed[0]!.nonce)
+    const lowest = removed[0]!.nonce // removed in ascending nonce order
     return { removed, invalids: this.#removeWhere((tx) => tx.nonce > lowest) }
   }
 

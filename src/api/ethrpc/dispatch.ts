@@ -1,0 +1,111 @@
+/**
+ * geth's message handling (rpc/handler.go `handleMsg`, `handleBatch`, `handleCallMsg`) over a `Session`.
+ * A single call is answered once: by its result, or by -32002 when the deadline passes first. A batch runs
+ * its calls one after another under one deadline; responses and notifications get no answer; an empty
+ * batch, a batch over `batch-request-limit` and the remaining calls once `batch-response-max-size` is
+ * passed (or the deadline) get geth's errors. Both batch limits apply only when both are > 0.
+ */
+import { type CallEnv, createCallEnv, runCall } from './calls.js'
+import { type Answer, errorAnswer, errorText } from './encode.js'
+import { ErrorCode, ErrorText } from './errors.js'
+import { hasValidId, isCall, isIgnored, isNotification, type RpcMessage } from './message.js'
+import { CallProc, type Session } from './session.js'
+import { DEFAULT_BATCH_REQUEST_LIMIT, DEFAULT_BATCH_RESPONSE_MAX_SIZE, type EthRpcOptions } from './types.js'
+
+export interface Dispatcher {
+  /** Resolves when every call of the message or batch has finished (or was cut off by the deadline). */
+  handle(batch: boolean, messages: RpcMessage[], session: Session): Promise<void>
+}
+
+/** geth's `handleCallMsg`: null for a notification. */
+async function callMessage(env: CallEnv, proc: CallProc, msg: RpcMessage, session: Session): Promise<Answer | null> {
+  if (isNotification(msg)) {
+    await runCall(env, proc, msg, session)
+    return null
+  }
+  if (isCall(msg)) return runCall(env, proc, msg, session)
+  return errorAnswer(hasValidId(msg) ? msg.id : 'null', ErrorCode.invalidRequest, ErrorText.invalidRequest)
+}
+
+export function createDispatcher(opts: EthRpcOptions): Dispatcher {
+  const env = createCallEnv(opts.methods, opts.subscriptions)
+  const itemLimit = opts.batchRequestLimit ?? DEFAULT_BATCH_REQUEST_LIMIT
+  const sizeLimit = opts.batchResponseMaxSize ?? DEFAULT_BATCH_RESPONSE_MAX_SIZE
+  const limited = itemLimit > 0 && sizeLimit > 0
+  const log = opts.log
+
+  const handleSingle = async (msg: RpcMessage, session: Session): Promise<void> => {
+    if (isIgnored(msg)) {
+      log?.debug('unsolicited JSON-RPC message dropped', { method: msg.method, id: msg.id })
+      return
+    }
+    let responded = false
+    const proc = new CallProc(session, () => {
+      responded = true
+      session.write(errorText(msg.id, ErrorCode.timeout, ErrorText.timeout), true)
+    })
+    const answer = await callMessage(env, proc, msg, session)
+    proc.stopTimer()
+    if (answer !== null && !responded) {
+      responded = true
+      session.write(answer.text, false)
+    }
+    proc.finish()
+  }
+
+  const handleBatch = async (msgs: RpcMessage[], session: Session): Promise<void> => {
+    if (msgs.length === 0) {
+      session.write(errorText('null', ErrorCode.invalidRequest, ErrorText.emptyBatch), true)
+      return
+    }
+    if (limited && msgs.length > itemLimit) {
+      const id = msgs.find(isCall)?.id ?? 'null'
+      session.write(`[${errorText(id, ErrorCode.invalidRequest, ErrorText.batchTooLarge)}]`, true)
+      return
+    }
+    const calls = msgs.filter((m) => {
+      if (!isIgnored(m)) return true
+      log?.debug('unsolicited JSON-RPC message dropped', { method: m.method, id: m.id })
+      return false
+    })
+    if (calls.length === 0) return
+    const out: string[] = []
+    let next = 0
+    let wrote = false
+    /** what geth's `respondWithError` does: answers so far, then `message` for every call not yet answered */
+    const respondWithError = (code: number, message: string): void => {
+      if (wrote) return
+      wrote = true
+      for (let j = next; j < calls.length; j++) {
+        const m = calls[j]!
+        if (!isNotification(m)) out.push(errorText(m.id, code, message))
+      }
+      if (out.length > 0) session.write(`[${out.join(',')}]`, true)
+    }
+    const proc = new CallProc(session, () => respondWithError(ErrorCode.timeout, ErrorText.timeout))
+    let responseBytes = 0
+    while (next < calls.length && !proc.signal.aborted) {
+      const answer = await callMessage(env, proc, calls[next]!, session)
+      if (wrote) break
+      next++
+      if (answer === null) continue
+      out.push(answer.text)
+      responseBytes += answer.resultBytes
+      if (limited && responseBytes > sizeLimit) {
+        respondWithError(ErrorCode.responseTooLarge, ErrorText.responseTooLarge)
+        break
+      }
+    }
+    proc.stopTimer()
+    if (!wrote) {
+      wrote = true
+      if (out.length > 0) session.write(`[${out.join(',')}]`, false)
+    }
+    proc.finish()
+  }
+
+  return {
+    handle: (batch, messages, session) =>
+      batch ? handleBatch(messages, session) : handleSingle(messages[0]!, session),
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * geth's output messages (rpc/json.go `jsonrpcMessage`, field order jsonrpc, id, method, params, error,
+ * result), with Go's encoder escaping. An `id` of undefined is omitted, as Go's `omitempty` does for a nil
+ * json.RawMessage (geth writes that for a timed-out notification).
+ */
+import { goJson } from '../jsonrpc/go-text.js'
+import { ErrorCode, toRpcError } from './errors.js'
+
+/** A response text plus the byte size of its `result` (what the batch response limit adds up). */
+export interface Answer {
+  text: string
+  resultBytes: number
+}
+
+const idPart = (id: string | undefined): string => (id === undefined ? '' : `"id":${id},`)
+
+export function errorText(id: string | undefined, code: number, message: string, data?: unknown): string {
+  let error = `{"code":${code},"message":${goJson(message)}`
+  if (data !== undefined && data !== null) {
+    let dataJson: string | undefined
+    try {
+      dataJson = goJson(data)
+    } catch {
+      dataJson = undefined
+    }
+    if (dataJson !== undefined && dataJson !== 'null') error += `,"data":${dataJson}`
+  }
+  return `{"jsonrpc":"2.0",${idPart(id)}"error":${error}}}`
+}
+
+export const errorAnswer = (id: string | undefined, code: number, message: string, data?: unknown): Answer => ({
+  text: errorText(id, code, message, data),
+  resultBytes: 0,
+})
+
+/** The answer a thrown value becomes. */
+export function thrownAnswer(id: string | undefined, err: unknown): Answer {
+  const e = toRpcError(err)
+  return errorAnswer(id, e.code, e.message, e.data)
+}
+
+/** A result; a value JSON cannot encode (a bigint, a cycle) is geth's marshal error, -32603. */
+export function resultAnswer(id: string | undefined, result: unknown): Answer {
+  let json: string
+  try {
+    json = goJson(result)
+  } catch (err) {
+    return errorAnswer(id, ErrorCode.internal, err instanceof Error ? err.message : String(err))
+  }
+  return { text: `{"jsonrpc":"2.0",${idPart(id)}"result":${json}}`, resultBytes: Buffer.byteLength(json) }
+}
+
+/** `{"jsonrpc":"2.0","method":"<ns>_subscription","params":{"subscription":id,"result":...}}`; throws if unencodable. */
+export function notificationText(namespace: string, subscription: string, result: unknown): string {
+  return `{"jsonrpc":"2.0","method":${goJson(namespace + '_subscription')},"params":{"subscription":"${subscription}","result":${goJson(result)}}}`
+}

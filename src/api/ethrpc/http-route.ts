@@ -1,0 +1,138 @@
+/**
+ * `/ext/bc/C/rpc`: geth's HTTP transport (rpc/http.go `ServeHTTP`). A GET with no body and no query is a
+ * health check (200, empty). PUT and DELETE are 405 `method not allowed`; a declared body over
+ * `http-body-limit` is 413 `content length too large (N>LIMIT)`; the Content-Type must be JSON (415),
+ * except for OPTIONS. The body is read up to the limit (a longer streamed body is cut there, as Go's
+ * LimitReader does) and its first JSON value served: nothing -> 200 with an empty body, bad JSON ->
+ * -32700 `parse error`. Answers are 200 `application/json`; geth's Encoder adds a newline to normal
+ * answers, its error path (parse error, batch errors, timeouts) does not.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { httpError } from '../http/plain.js'
+import type { RawRoute } from '../http/router.js'
+import { createDispatcher } from './dispatch.js'
+import { errorText } from './encode.js'
+import { ErrorCode, ErrorText } from './errors.js'
+import { isAcceptedContentType } from './media-type.js'
+import { readMessages } from './message.js'
+import type { Session } from './session.js'
+import { DEFAULT_HTTP_BODY_LIMIT, type EthRpcOptions } from './types.js'
+
+const DEFAULT_WRITE_TIMEOUT_MS = 30_000
+const JSON_TYPE = 'application/json'
+
+/** Go's `r.ContentLength`: the declared length, 0 without a body, -1 when streamed (chunked). */
+function contentLength(req: IncomingMessage): number {
+  const declared = req.headers['content-length']
+  if (declared !== undefined) return Number(declared)
+  return req.headers['transfer-encoding'] === undefined ? 0 : -1
+}
+
+const hasQuery = (url: string | undefined): boolean => {
+  const q = url?.indexOf('?') ?? -1
+  return q !== -1 && q < url!.length - 1
+}
+
+/** Reads at most `limit` bytes; `done(body, cut)` once, `cut` when bytes past the limit were left unread. */
+function readLimited(req: IncomingMessage, limit: number, done: (body: Buffer, cut: boolean) => void): void {
+  const chunks: Buffer[] = []
+  let size = 0
+  let settled = false
+  const settle = (cut: boolean): void => {
+    if (settled) return
+    settled = true
+    req.removeListener('data', onData)
+    done(Buffer.concat(chunks, size), cut)
+  }
+  const onData = (chunk: Buffer): void => {
+    if (size + chunk.length > limit) {
+      chunks.push(chunk.subarray(0, limit - size))
+      size = limit
+      settle(true)
+      return
+    }
+    chunks.push(chunk)
+    size += chunk.length
+  }
+  req.on('data', onData)
+  req.once('end', () => settle(false))
+}
+
+export function createEthRpcRoute(opts: EthRpcOptions): RawRoute {
+  const dispatcher = createDispatcher(opts)
+  const limit =
+    opts.httpBodyLimit !== undefined && opts.httpBodyLimit > 0 ? opts.httpBodyLimit : DEFAULT_HTTP_BODY_LIMIT
+  const writeTimeoutMs = opts.httpWriteTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS
+  const apiMs = opts.apiMaxDurationMs ?? 0
+  // geth answers 100 ms before the HTTP server's write timeout cuts the connection
+  const writeDeadline = writeTimeoutMs > 100 ? writeTimeoutMs - 100 : 0
+  const timeoutMs = apiMs > 0 && writeDeadline > 0 ? Math.min(apiMs, writeDeadline) : Math.max(apiMs, writeDeadline)
+
+  const serve = (req: IncomingMessage, res: ServerResponse, body: Buffer, cut: boolean): void => {
+    let responded = false
+    const reply = (text: string): void => {
+      if (responded || res.destroyed) return
+      responded = true
+      const headers: Record<string, string | number> = {
+        'Content-Type': JSON_TYPE,
+        'Content-Length': Buffer.byteLength(text),
+      }
+      if (cut) headers['Connection'] = 'close'
+      res.writeHead(200, headers)
+      res.end(text)
+    }
+    const outcome = readMessages(body)
+    if (outcome.kind !== 'messages') {
+      reply(outcome.kind === 'eof' ? '' : errorText('null', ErrorCode.parse, ErrorText.parse))
+      return
+    }
+    const procs = new Set<AbortController>()
+    const session: Session = {
+      transport: 'http',
+      write: (json, isError) => reply(isError ? json : json + '\n'),
+      subscriptions: undefined,
+      remoteAddress: req.socket.remoteAddress,
+      connection: undefined,
+      timeoutMs,
+      procs,
+    }
+    // the client went away: its calls are cancelled (Go cancels the request context)
+    res.once('close', () => {
+      for (const p of procs) p.abort(new Error('client disconnected'))
+    })
+    dispatcher.handle(outcome.batch, outcome.messages, session).then(
+      () => reply(''),
+      (err: unknown) => {
+        opts.log?.warn('eth JSON-RPC request failed', { error: String(err) })
+        reply('')
+      },
+    )
+  }
+
+  return {
+    kind: 'raw',
+    handle(req, res) {
+      const method = req.method
+      const declared = contentLength(req)
+      if (method === 'GET' && declared === 0 && !hasQuery(req.url)) {
+        res.writeHead(200, { 'Content-Length': 0 })
+        res.end()
+        return
+      }
+      // answers sent before the body is read close the connection instead of reading a body nobody wants
+      if (method === 'PUT' || method === 'DELETE') {
+        if (declared !== 0) res.setHeader('Connection', 'close')
+        return httpError(res, 405, 'method not allowed')
+      }
+      if (declared > limit) {
+        res.setHeader('Connection', 'close')
+        return httpError(res, 413, `content length too large (${declared}>${limit})`)
+      }
+      if (method !== 'OPTIONS' && !isAcceptedContentType(req.headers['content-type'])) {
+        if (declared !== 0) res.setHeader('Connection', 'close')
+        return httpError(res, 415, `invalid content type, only ${JSON_TYPE} is supported`)
+      }
+      readLimited(req, limit, (body, cut) => serve(req, res, body, cut))
+    },
+  }
+}
