@@ -11,7 +11,8 @@ export interface BlockFields {
   time: bigint
   gasLimit: bigint
   baseFee: bigint
-  extra: Uint8Array
+  /** header.extra, or a function of the gas used (the ACP-176 fee state after the block) */
+  extra: Uint8Array | ((gasUsed: bigint) => Uint8Array)
   /** most gas the txs may use (ACP-176 capacity); default gasLimit */
   capacity?: bigint
   extData?: Uint8Array
@@ -58,7 +59,7 @@ export function assembleHeader(parent: AvaHeader, fields: BlockFields, run: RunR
     gasLimit: fields.gasLimit,
     gasUsed: run.gasUsed,
     time: fields.time,
-    extra: fields.extra,
+    extra: typeof fields.extra === 'function' ? fields.extra(run.gasUsed) : fields.extra,
     mixDigest: new Uint8Array(32),
     nonce: new Uint8Array(8),
     extDataHash: fields.extDataHash ?? EMPTY_EXT_DATA_HASH,
