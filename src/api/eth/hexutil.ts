@@ -54,7 +54,7 @@ function numberText(s: string, bits: 64 | 256): bigint | string {
 }
 
 function quantityAt(v: unknown, at: Place, bits: 64 | 256): bigint {
-  if (typeof v !== 'string') throw typeError(v === null ? 'null' : 'non-string', at)
+  if (typeof v !== 'string') throw typeError('non-string', at)
   const r = numberText(v, bits)
   if (typeof r === 'string') throw typeError(r, at)
   return r
@@ -86,6 +86,9 @@ export const parseBig = (v: unknown, i: number): bigint =>
   atArgument(i, () => quantityAt(v, { type: '*hexutil.Big' }, 256))
 export const parseUint64 = (v: unknown, i: number): bigint =>
   atArgument(i, () => quantityAt(v, { type: 'hexutil.Uint64' }, 64))
+/** hexutil.Uint (indexes): as Uint64, with its own type name in errors. */
+export const parseUint = (v: unknown, i: number): bigint =>
+  atArgument(i, () => quantityAt(v, { type: 'hexutil.Uint' }, 64))
 export const parseBytes = (v: unknown, i: number): Uint8Array =>
   atArgument(i, () => bytesAt(v, { type: 'hexutil.Bytes' }))
 export const parseAddress = (v: unknown, i: number): Uint8Array =>
