@@ -50,8 +50,8 @@ function bloomMatches(bloom: Uint8Array, f: LogFilter): boolean {
 
 export function logMatches(log: StoredLog, f: LogFilter): boolean {
   if (f.addresses.length > 0 && !f.addresses.some((a) => equals(a, log.address))) return false
-  if (f.topics.length > log.topics.length && f.topics.slice(log.topics.length).some((t) => t !== null && t.length > 0))
-    return false
+  // geth: a log with fewer topics than the filter has positions never matches, wildcards or not
+  if (f.topics.length > log.topics.length) return false
   return f.topics.every((alts, i) => {
     if (alts === null || alts.length === 0) return true
     const topic = log.topics[i]
