@@ -1,7 +1,8 @@
 /**
- * The root of the actor system: spawns the node's profiler and one lifecycle actor per chain, each under a
- * systemId (`profiler`, `chain:<alias>`) so services find them with `system.get(...)`. Pure: the composition
- * root `provide`s the chain and profiler logic with their IO slots filled.
+ * The root of the actor system: spawns the node's profiler, one lifecycle actor per chain and a profiler per
+ * chain that has its own admin API, each under a systemId (`profiler`, `chain:<alias>`, `profiler:<alias>`) so
+ * services find them with `system.get(...)`. Pure: the composition root `provide`s the chain and profiler logic
+ * with their IO slots filled.
  */
 import { assign, enqueueActions, setup } from 'xstate'
 import { type ChainInput, chainMachine } from './chains/chain.machine.js'
@@ -12,6 +13,8 @@ export interface NodeInput {
   nodeId: string
   networkId: number
   chains: ChainInput[]
+  /** aliases of the chains that get their own profiler (`profiler:<alias>`, the chain admin API's) */
+  chainProfilers?: string[]
 }
 
 export interface NodeContext {
@@ -19,6 +22,7 @@ export interface NodeContext {
   networkId: number
   /** chains with a lifecycle actor, in creation order */
   chains: ChainInput[]
+  chainProfilers: string[]
 }
 
 export type NodeEvent = { type: 'node.createChain'; chain: ChainInput } | { type: 'node.shutdown' }
@@ -32,6 +36,7 @@ export const nodeMachine = setup({
   actors: {
     chain: chainMachine,
     profiler: profilerMachine,
+    chainProfiler: profilerMachine,
   },
   actions: {
     spawnChain: enqueueActions(({ enqueue }, chain: ChainInput) => {
@@ -43,13 +48,27 @@ export const nodeMachine = setup({
   },
 }).createMachine({
   id: 'node',
-  context: ({ input }) => ({ nodeId: input.nodeId, networkId: input.networkId, chains: input.chains }),
+  context: ({ input }) => ({
+    nodeId: input.nodeId,
+    networkId: input.networkId,
+    chains: input.chains,
+    chainProfilers: input.chainProfilers ?? [],
+  }),
   initial: 'running',
   states: {
     running: {
       entry: [
         enqueueActions(({ enqueue }) => {
           enqueue.spawnChild('profiler', { id: 'profiler', systemId: SystemId.Profiler, input: { label: 'node' } })
+        }),
+        enqueueActions(({ enqueue, context }) => {
+          for (const alias of context.chainProfilers) {
+            enqueue.spawnChild('chainProfiler', {
+              id: SystemId.chainProfiler(alias),
+              systemId: SystemId.chainProfiler(alias),
+              input: { label: alias },
+            })
+          }
         }),
         enqueueActions(({ enqueue, context }) => {
           for (const chain of context.chains) enqueue({ type: 'spawnChain', params: chain })

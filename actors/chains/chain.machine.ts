@@ -1,11 +1,12 @@
 /**
  * One chain's lifecycle: initializing -> bootstrapping -> normalOp (the reference's chain states).
- * Pure: initialization and bootstrapping are IO slots the composition root provides. With no other validator
- * to learn from, a chain goes straight from initializing to normalOp. `info.isBootstrapped` reads
- * `snapshot.matches('normalOp')`.
+ * Pure: initialization, bootstrapping and block production are IO slots the composition root provides. With no
+ * other validator to learn from, a chain goes straight from initializing to normalOp. In normalOp the chain
+ * runs `produceBlocks` (a lone validator builds and accepts blocks as txs arrive; consensus replaces it when
+ * there are other validators). `info.isBootstrapped` reads `snapshot.matches('normalOp')`.
  */
 import { assign, emit, setup } from 'xstate'
-import { notProvidedPromise } from '../not-provided.js'
+import { notProvidedCallback, notProvidedPromise } from '../not-provided.js'
 
 export interface ChainInput {
   /** CB58 chain ID */
@@ -46,6 +47,7 @@ export const chainMachine = setup({
   actors: {
     initializeChain: notProvidedPromise<ChainInitResult, ChainInput>('initializeChain'),
     bootstrapChain: notProvidedPromise<void, ChainInput>('bootstrapChain'),
+    produceBlocks: notProvidedCallback<ChainEvent, ChainInput>('produceBlocks'),
   },
   actions: {
     announce: emit((_, params: { chainId: string; state: ChainEmitted['state'] }) => ({
@@ -108,6 +110,11 @@ export const chainMachine = setup({
     },
     normalOp: {
       entry: { type: 'announce', params: ({ context }) => ({ chainId: context.chainId, state: 'normalOp' as const }) },
+      invoke: {
+        id: 'produceBlocks',
+        src: 'produceBlocks',
+        input: ({ context }) => ({ chainId: context.chainId, alias: context.alias }),
+      },
     },
     failed: {
       entry: { type: 'announce', params: ({ context }) => ({ chainId: context.chainId, state: 'failed' as const }) },

@@ -28,6 +28,7 @@ import { genesisValidators, ValidatorSet } from '../network/validators.js'
 import { createMailboxStats } from '../profiling/mailbox-stats.js'
 import { profilerImplementation } from '../profiling/profiler.impl.js'
 import { listActors } from './actor-tree.js'
+import { openCChain } from './c-chain.js'
 import { chainSlots } from './chain-slots.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
@@ -111,6 +112,8 @@ async function build(
   vms.register({ id: EVM_ID, aliases: ['evm'], version: `v${SEMVER}` })
   const cChain = chains.create(chains.ids.C, EVM_ID)
   logs.get(cChain.alias)
+  const c = await openCChain({ nodeConfig: config, db, chainId: cChain.chainId, logs })
+  cleanups.push(() => c.close())
 
   const peers = new PeerTable()
   const validators = new ValidatorSet({
@@ -124,13 +127,22 @@ async function build(
   const mailbox = createMailboxStats()
   const profiler = profilerImplementation({ dir: config.profileDir, lockSources: { mailbox } })
   cleanups.push(() => profiler.close())
+  const chainProfiler = profilerImplementation({ dir: c.profileDir, lockSources: { mailbox } })
+  cleanups.push(() => chainProfiler.close())
   const inspector = config.inspect.enabled ? await startInspector(config.inspect.port, log) : undefined
   if (inspector) cleanups.push(() => inspector.stop())
 
   const logic = nodeMachine.provide({
     actors: {
-      chain: chainMachine.provide({ actors: chainSlots({ validators, log: (alias) => logs.get(alias) }) }),
+      chain: chainMachine.provide({
+        actors: chainSlots({
+          validators,
+          log: (alias) => logs.get(alias),
+          startProducer: (alias) => (alias === cChain.alias ? c.startProducer() : undefined),
+        }),
+      }),
       profiler: profilerMachine.provide(profiler.implementation),
+      chainProfiler: profilerMachine.provide(chainProfiler.implementation),
     },
   })
   const actor = createActor(logic, {
@@ -138,6 +150,7 @@ async function build(
       nodeId,
       networkId: config.networkId,
       chains: chains.list().map(({ chainId, alias }) => ({ chainId, alias })),
+      chainProfilers: c.config.adminApiEnabled ? [cChain.alias] : [],
     },
     inspect: (ev: InspectionEvent) => {
       mailbox.observe(ev)
@@ -198,6 +211,7 @@ async function build(
     })
     http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([admin], { onError }) })
   }
+  c.registerRoutes(http.router, { chainId: cChain.chainId, system: actor.system, askStats: mailbox, onError })
   registerDefaultAliases(http.router, chains)
 
   const bound = await http.listen()

@@ -39,7 +39,7 @@ const EVM_LEVELS: ReadonlyMap<string, LogLevel> = new Map([
 ])
 
 export function parseEvmLogLevel(level: string): LogLevel {
-  const mapped = EVM_LEVELS.get(level)
+  const mapped = EVM_LEVELS.get(level.toLowerCase())
   // the reference wraps the parser's error with "%w " (a trailing space included)
   if (mapped === undefined) throw new ApiError(`failed to parse log level: unknown level: ${level} `)
   return mapped

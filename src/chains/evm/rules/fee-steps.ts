@@ -19,7 +19,7 @@ export function feeStateBefore(parent: AvaHeader, preset: EvmPreset, timeMs: big
   const start =
     isActive(preset.upgrades, 'fortuna', parent.time) && parent.number !== 0n
       ? decodeFeeState(parent.extra)
-      : ZERO_FEE_STATE
+      : { ...ZERO_FEE_STATE, targetExcess: preset.initialTargetExcess ?? 0n }
   const timeSec = timeMs / 1000n
   if (isActive(preset.upgrades, 'granite', timeSec)) return advance(start, timeMs - parentMs, true)
   if (isActive(preset.upgrades, 'fortuna', timeSec)) return advance(start, timeSec - parent.time, false)

@@ -8,6 +8,8 @@
  * every later block, carries minDelayExcess 0, i.e. a minimum block delay of M = 1 ms instead of 2000 ms, so a tx can
  * be in a block within milliseconds. A dev genesis therefore has a different hash from the reference's local one.
  */
+
+import { desiredTargetExcess } from './acp176.js'
 import { INITIAL_MIN_DELAY_EXCESS } from './acp226.js'
 
 export const UPGRADE_NAMES = [
@@ -55,7 +57,15 @@ export interface EvmPreset {
   initialMinDelayExcess: bigint
   /** Desired ACP-176 target, gas/s (`gas-target`); unset keeps the parent's target. */
   gasTarget?: bigint
+  /**
+   * ACP-176 target excess the first block starts from (the reference: 0, a target of 1M gas/s). Firn's `--dev`
+   * starts at DEV_GAS_TARGET so a lone dev node is not throttled to ~95 transfers/s (docs/api.md, deviations).
+   */
+  initialTargetExcess?: bigint
 }
+
+/** The ACP-176 gas target a `--dev` chain starts with, gas/s. */
+export const DEV_GAS_TARGET = 25_000_000n
 
 /** The well-known, public "ewoq" test key (reference 6). */
 export const EWOQ_PRIVATE_KEY = '56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027'
@@ -195,5 +205,6 @@ export function evmPreset(networkId: number, opts: { dev: boolean }): EvmPreset 
     genesis: localGenesis(upgrades),
     // dev: excess 0 gives the minimum delay M = 1 ms (see the module comment).
     initialMinDelayExcess: opts.dev ? 0n : INITIAL_MIN_DELAY_EXCESS,
+    ...(opts.dev ? { initialTargetExcess: desiredTargetExcess(DEV_GAS_TARGET) } : {}),
   }
 }

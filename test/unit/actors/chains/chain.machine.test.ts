@@ -1,8 +1,13 @@
 import '../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createActor, fromPromise, initialTransition, transition, waitFor } from 'xstate'
-import { type ChainInitResult, type ChainInput, chainMachine } from '../../../../actors/chains/chain.machine.js'
+import { createActor, fromCallback, fromPromise, initialTransition, transition, waitFor } from 'xstate'
+import {
+  type ChainEvent,
+  type ChainInitResult,
+  type ChainInput,
+  chainMachine,
+} from '../../../../actors/chains/chain.machine.js'
 
 const input = { chainId: '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC', alias: 'C' }
 
@@ -66,11 +71,16 @@ describe('chain machine (pure steps)', () => {
 })
 
 describe('chain machine (running)', () => {
-  it('runs the provided slots', async () => {
+  it('runs the provided slots; block production runs only in normalOp', async () => {
+    const production: string[] = []
     const logic = chainMachine.provide({
       actors: {
         initializeChain: fromPromise<ChainInitResult, ChainInput>(async () => ({ hasOtherValidators: true })),
         bootstrapChain: fromPromise<void, ChainInput>(async () => undefined),
+        produceBlocks: fromCallback<ChainEvent, ChainInput>(({ input: chain }) => {
+          production.push(`start ${chain.alias}`)
+          return () => production.push(`stop ${chain.alias}`)
+        }),
       },
     })
     const actor = createActor(logic, { input }).start()
@@ -78,6 +88,9 @@ describe('chain machine (running)', () => {
     actor.on('chain.stateChanged', (e) => seen.push(e.state))
     await waitFor(actor, (s) => s.value === 'normalOp', { timeout: 5_000 })
     assert.deepEqual(seen, ['bootstrapping', 'normalOp'])
+    assert.deepEqual(production, ['start C'])
+    actor.send({ type: 'chain.stop' })
+    assert.deepEqual(production, ['start C', 'stop C'])
     actor.stop()
   })
 })
