@@ -350,32 +350,57 @@ describe('C chain config and durability', () => {
     }
   })
 
-  it('a node killed with SIGKILL under load restarts with every accepted block', async () => {
+  it('a node killed with SIGKILL under load restarts with every acknowledged block and receipt', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'firn-cchain-'))
     let node = await devNode({}, dataDir)
     try {
       let provider = new JsonRpcProvider(`${node.url}/ext/bc/C/rpc`, 43112, { staticNetwork: true, cacheTimeout: -1 })
-      provider.pollingInterval = 50
       const wallet = new Wallet(EWOQ_PRIVATE_KEY, provider)
       const to = Wallet.createRandom().address
+      // a sender that keeps sending and records every receipt the node acknowledges, until the node dies
+      const acknowledged = new Map<string, { blockHash: string; blockNumber: number }>()
       let nonce = await provider.getTransactionCount(EWOQ_ADDRESS, 'pending')
-      const sent: string[] = []
-      for (let i = 0; i < 20; i++) sent.push((await wallet.sendTransaction({ to, value: 1n, nonce: nonce++ })).hash)
-      const last = await (await provider.getTransaction(sent.at(-1)!))?.wait()
-      const acceptedHeight = last!.blockNumber
-      const acceptedHash = last!.blockHash
-      // more load in flight while the process dies
-      for (let i = 0; i < 20; i++) await wallet.sendTransaction({ to, value: 1n, nonce: nonce++ })
+      let dead = false
+      const load = (async () => {
+        while (!dead) {
+          try {
+            const tx = await wallet.sendTransaction({ to, value: 1n, nonce, gasLimit: 21_000n })
+            nonce++
+            const r = await provider.getTransactionReceipt(tx.hash)
+            if (r !== null) acknowledged.set(tx.hash, { blockHash: r.blockHash, blockNumber: r.blockNumber })
+            else {
+              // poll briefly: a dev block follows within milliseconds
+              for (let k = 0; k < 50 && !dead; k++) {
+                const again = await provider.getTransactionReceipt(tx.hash)
+                if (again !== null) {
+                  acknowledged.set(tx.hash, { blockHash: again.blockHash, blockNumber: again.blockNumber })
+                  break
+                }
+                await new Promise((resolve) => setTimeout(resolve, 5))
+              }
+            }
+          } catch {
+            if (dead) return
+          }
+        }
+      })()
+      while (acknowledged.size < 30) await new Promise((resolve) => setTimeout(resolve, 20))
+      dead = true
       await node.stop('SIGKILL')
+      await load
       provider.destroy()
       node = await startFirn({ args: ['--dev'], dataDir, keepData: true })
       provider = new JsonRpcProvider(`${node.url}/ext/bc/C/rpc`, 43112, { staticNetwork: true, cacheTimeout: -1 })
+      provider.pollingInterval = 50
       const height = await provider.getBlockNumber()
-      assert.ok(height >= acceptedHeight, `height ${height} >= ${acceptedHeight}`)
-      const block = await provider.getBlock(acceptedHeight)
-      assert.equal(block?.hash, acceptedHash)
-      const balance = await provider.getBalance(to)
-      assert.ok(balance >= 20n, `balance ${balance}`)
+      for (const [hash, at] of acknowledged) {
+        const r = await provider.getTransactionReceipt(hash)
+        assert.ok(r, `receipt of ${hash} acknowledged before the kill`)
+        assert.equal(r.blockHash, at.blockHash)
+        assert.equal(r.status, 1)
+        assert.ok(at.blockNumber <= height)
+      }
+      assert.ok((await provider.getBalance(to)) >= BigInt(acknowledged.size))
       // every block up to the tip is readable and chained
       let parent: string | undefined
       for (let n = 0; n <= height; n++) {
@@ -386,7 +411,6 @@ describe('C chain config and durability', () => {
       }
       // and the chain goes on
       const w2 = new Wallet(EWOQ_PRIVATE_KEY, provider)
-      provider.pollingInterval = 50
       const again = await w2.sendTransaction({
         to,
         value: 1n,

@@ -47,6 +47,21 @@ describe('EvmVm', () => {
     }
   })
 
+  it('packs every executable tx that fits into one block', async () => {
+    const chain = await openTestChain()
+    try {
+      const txs = []
+      for (let n = 0n; n < 100n; n++) txs.push(await chain.signTransfer({ nonce: n }))
+      await chain.mine(txs)
+      const tip = chain.vm.lastAccepted()
+      assert.equal(decodeBlock(tip.rlp).txs.length, 100)
+      assert.equal(tip.header.gasUsed, 2_100_000n)
+      assert.equal(chain.vm.pool.stats().pending, 0)
+    } finally {
+      await chain.close()
+    }
+  })
+
   it('refuses numbers above the last accepted block as unfinalized', async () => {
     const chain = await openTestChain()
     try {
