@@ -2,10 +2,10 @@
  * One `/ws` connection (geth rpc/websocket.go + client.go read loop). Each message is served as soon as it
  * arrives (calls of different messages run concurrently; answers go out as they finish). A message that is
  * not JSON gets -32700 with Go's syntax error text and the connection is closed; an empty or cut-off one
- * closes it silently. Limits: reading pauses while `maxPendingCalls` messages are running; a connection
- * whose unsent bytes would pass `maxQueuedBytes` (a client that does not read) is dropped with a log
- * line; a ping goes out after `pingIntervalMs` without writes and the connection is dropped if no pong
- * comes within `pongTimeoutMs`. When it closes, its calls are aborted and its subscriptions end.
+ * closes it silently. Limits: reading pauses while `maxPendingCalls` messages are running (messages
+ * already read wait for a call to finish); a connection whose unsent bytes would pass `maxQueuedBytes` (a
+ * client that does not read) is dropped with a log line; a ping goes out after `pingIntervalMs` without
+ * writes and the connection is dropped if no pong comes within `pongTimeoutMs`. When it closes, its calls are aborted and its subscriptions end.
  */
 import type { RawData, WebSocket } from 'ws'
 import type { Dispatcher } from './dispatch.js'
@@ -43,12 +43,17 @@ export class WsConnection {
   readonly #ping: NodeJS.Timeout
   #pong: NodeJS.Timeout | undefined
   #pending = 0
+  /** messages read after reading paused (ws emits every message of a chunk it has): served as calls finish */
+  readonly #held: Buffer[] = []
+  /** at least 1, else nothing would ever be served */
+  readonly #maxPending: number
   /** set by `close()`: nothing more is sent while the socket goes down */
   #dropped = false
 
   constructor(ws: WebSocket, deps: WsConnectionDeps) {
     this.#ws = ws
     this.#deps = deps
+    this.#maxPending = Math.max(1, deps.maxPendingCalls)
     this.#subs = new SubscriptionSet({
       max: deps.maxSubscriptions,
       maxBufferedBytes: deps.maxQueuedBytes,
@@ -83,6 +88,11 @@ export class WsConnection {
 
   #onMessage(buf: Buffer): void {
     if (this.#closed.signal.aborted) return
+    if (this.#pending >= this.#maxPending) this.#held.push(buf)
+    else this.#serve(buf)
+  }
+
+  #serve(buf: Buffer): void {
     const outcome = readMessages(buf)
     if (outcome.kind === 'syntax') {
       this.#send(errorText('null', ErrorCode.parse, outcome.message), () => this.close())
@@ -93,12 +103,16 @@ export class WsConnection {
       this.close()
       return
     }
-    if (++this.#pending >= this.#deps.maxPendingCalls) this.#ws.pause()
+    if (++this.#pending >= this.#maxPending) this.#ws.pause()
     this.#deps.dispatcher
       .handle(outcome.batch, outcome.messages, this.#session)
       .catch((err: unknown) => this.#deps.log?.warn('eth JSON-RPC message failed', { error: String(err) }))
       .finally(() => {
-        if (this.#pending-- >= this.#deps.maxPendingCalls && !this.#closed.signal.aborted) this.#ws.resume()
+        this.#pending--
+        if (this.#closed.signal.aborted) return
+        const next = this.#held.shift()
+        if (next !== undefined) this.#serve(next)
+        else if (this.#pending === this.#maxPending - 1) this.#ws.resume()
       })
   }
 
@@ -142,6 +156,7 @@ export class WsConnection {
     clearTimeout(this.#ping)
     clearTimeout(this.#pong)
     for (const proc of this.#session.procs) proc.abort(new Error('connection closed'))
+    this.#held.length = 0
     this.#subs.closeAll()
     this.#deps.onClose()
   }
