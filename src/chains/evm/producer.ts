@@ -47,13 +47,16 @@ export class BlockProducer {
     const wait = delayMs ?? Math.max(0, this.vm.nextBuildTime() - this.vm.now())
     this.#timer = setTimeout(() => {
       this.#timer = undefined
-      this.#running = this.#produce().finally(() => {
+      this.#running = this.#produce().then((retry) => {
+        // clear first: txs announced during the build (or promoted by the accept) are scheduled here
         this.#running = undefined
+        this.#schedule(retry)
       })
     }, wait)
   }
 
-  async #produce(): Promise<void> {
+  /** One build; resolves to a retry delay, or undefined to schedule as usual. Never rejects. */
+  async #produce(): Promise<number | undefined> {
     let retry: number | undefined
     try {
       const block = await this.vm.buildBlock()
@@ -75,6 +78,6 @@ export class BlockProducer {
       retry = RETRY_MS
       this.log.error('block production failed', { error: err instanceof Error ? err.message : String(err) })
     }
-    this.#schedule(retry)
+    return retry
   }
 }

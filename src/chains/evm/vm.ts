@@ -59,6 +59,8 @@ export class EvmVm implements EthBackend {
   #preferred: Uint8Array
   /** the last accepted block's RLP */
   #tipRlp: Uint8Array
+  /** the tail of the admission lane (submitTransaction) */
+  #admission: Promise<void> = Promise.resolve()
 
   private constructor(
     readonly core: EvmChainCore,
@@ -162,8 +164,18 @@ export class EvmVm implements EthBackend {
     }
   }
 
+  /**
+   * Admission runs one tx per event-loop turn (sender recovery is ~1.3 ms of CPU): with many sends in flight,
+   * cheap requests that arrive meanwhile (eth_blockNumber, receipts) are answered between txs, not after all of them.
+   */
   submitTransaction(tx: TypedTransaction): Promise<string> {
-    return this.pool.add(tx, { local: true })
+    const turn = this.#admission.then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    const added = turn.then(() => this.pool.add(tx, { local: true }))
+    this.#admission = added.then(
+      () => undefined,
+      () => undefined,
+    )
+    return added
   }
 
   // ---- consensus operations ----------------------------------------------------------------------------------

@@ -94,7 +94,14 @@ export async function createAvaVM(
   return vm
 }
 
+/**
+ * A long block must not hold the event loop: every SLICE_MS of execution the run yields (setImmediate), so HTTP
+ * requests and WebSocket traffic are served between txs (a 400-tx block is ~1 s of CPU here).
+ */
+const SLICE_MS = 5
+
 export class BlockRun {
+  private sliceStart = performance.now()
   private gasUsed = 0n
   private readonly txs: TypedTransaction[] = []
   private readonly receipts: StoredReceipt[] = []
@@ -118,6 +125,10 @@ export class BlockRun {
 
   /** Run one tx; on refusal the state is as before. */
   async add(tx: TypedTransaction): Promise<TxRefusal | undefined> {
+    if (performance.now() - this.sliceStart > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      this.sliceStart = performance.now()
+    }
     if (tx.type === 3) return { kind: 'invalid', reason: 'transaction type not supported' }
     if (this.gasUsed + tx.gasLimit > this.capacity) return { kind: 'no-room' }
     let result: RunTxResult

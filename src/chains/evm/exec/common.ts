@@ -2,9 +2,20 @@
  * The ethereumjs Common for the C chain: Cancun rules (blob txs are refused by the executor, no withdrawals),
  * the chain id from the network, and a cached sender recovery. Gas refunds are switched off after the VM has
  * loaded its parameters (`disableRefunds`): the refund cap becomes gasUsed / 2^53, i.e. zero.
+ *
+ * Every tx, block header, EVM and VM that ethereumjs constructs copies the Common and merges its package's
+ * parameter set into the copy again (a JSON round trip and a rebuilt cache: ~1 ms per decoded tx, measured as the
+ * largest item after sender recovery in bench/cchain.bench.ts). The four sets are merged once here, and the copies
+ * skip re-merging those same objects; any other `updateParams` call still applies.
  */
+import { paramsBlock } from '@ethereumjs/block'
 import { type Common, createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
+import { paramsEVM } from '@ethereumjs/evm'
+import { paramsTx } from '@ethereumjs/tx'
+import { paramsVM } from '@ethereumjs/vm'
 import { cachedEcrecover, type Ecrecover } from './sender-cache.js'
+
+const PRELOADED: readonly object[] = [paramsBlock, paramsTx, paramsEVM, paramsVM]
 
 export interface EvmCommonOptions {
   /** sender recovery; default: a cache over ethereumjs' noble secp256k1 recovery */
@@ -12,10 +23,18 @@ export interface EvmCommonOptions {
 }
 
 export function createEvmCommon(chainId: bigint, opts: EvmCommonOptions = {}): Common {
-  return createCustomCommon({ chainId: Number(chainId), name: `avalanche-${chainId}` }, Mainnet, {
+  const common = createCustomCommon({ chainId: Number(chainId), name: `avalanche-${chainId}` }, Mainnet, {
     hardfork: Hardfork.Cancun,
     customCrypto: { ecrecover: opts.ecrecover ?? cachedEcrecover() },
   })
+  for (const params of PRELOADED) common.updateParams(params as Parameters<Common['updateParams']>[0])
+  const merge = common.updateParams
+  // an own property, so Common.copy() (Object.assign) hands it to every copy
+  common.updateParams = function (this: Common, params) {
+    if (PRELOADED.includes(params)) return
+    merge.call(this, params)
+  }
+  return common
 }
 
 /** Avalanche pays no gas refunds since AP1 (reference/cchain.md 5.2). Call after createVM (which loads params). */

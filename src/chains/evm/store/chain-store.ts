@@ -42,8 +42,13 @@ function num(n: bigint): Uint8Array {
   return setLengthLeft(bigIntToBytes(n), 8)
 }
 
+/** Decoded receipts of this many recent blocks stay in memory (receipt lookups otherwise decode the whole block's). */
+const RECEIPT_CACHE_BLOCKS = 64
+
 export class ChainStore {
   readonly nodes: NodeStore
+  /** block hash (hex) -> decoded receipts; accepted receipts never change, so entries never go stale */
+  private readonly receiptCache = new Map<string, StoredReceipt[]>()
   private readonly blocks: Bytes
   private readonly canonical: Bytes
   private readonly receipts: Bytes
@@ -76,9 +81,23 @@ export class ChainStore {
     return plain(await this.canonical.get(num(number)))
   }
 
+  /** The block's receipts (callers must not mutate them: they may be shared with the cache). */
   async getReceipts(hash: Uint8Array): Promise<StoredReceipt[] | undefined> {
+    const key = Buffer.from(hash).toString('hex')
+    const hit = this.receiptCache.get(key)
+    if (hit !== undefined) {
+      this.receiptCache.delete(key)
+      this.receiptCache.set(key, hit)
+      return hit
+    }
     const data = await this.receipts.get(hash)
-    return data === undefined ? undefined : decodeReceipts(plain(data)!)
+    if (data === undefined) return undefined
+    const decoded = decodeReceipts(plain(data)!)
+    this.receiptCache.set(key, decoded)
+    if (this.receiptCache.size > RECEIPT_CACHE_BLOCKS) {
+      this.receiptCache.delete(this.receiptCache.keys().next().value as string)
+    }
+    return decoded
   }
 
   async getTxLocation(txHash: Uint8Array): Promise<TxLocation | undefined> {
