@@ -28,6 +28,11 @@ export class BlockProducer {
     return this.#produced
   }
 
+  /** a block is being built or accepted right now */
+  get building(): boolean {
+    return this.#running !== undefined
+  }
+
   start(): void {
     this.#subscription = this.vm.pendingTx$.subscribe(() => this.#schedule())
     this.#schedule()
