@@ -7,4 +7,8 @@ export const SystemId = {
   chain: (alias: string) => `chain:${alias}`,
   /** a chain's own profiler (the chain admin API), e.g. `profiler:C` */
   chainProfiler: (alias: string) => `profiler:${alias}`,
+  /** one peer session per connection, `peer:<NodeID>` */
+  peer: (nodeId: string) => `peer:${nodeId}`,
+  /** a chain's benchlist, `benchlist:<alias>` */
+  benchlist: (alias: string) => `benchlist:${alias}`,
 } as const
