@@ -11,7 +11,7 @@ UNIT_TESTS = $(shell find test/unit -name '*.test.ts' | sort)
 INTEGRATION_TESTS = $(shell find test/integration -name '*.test.ts' | sort)
 EXAMPLES = $(shell find examples -maxdepth 1 -name '*.ts' | sort)
 
-.PHONY: all install run inspect test typecheck lint format test-unit test-integration examples bench clean clean-data
+.PHONY: all install run inspect test typecheck lint format test-unit test-integration examples bench clean clean-data network network-stop
 
 all: test
 
@@ -31,6 +31,13 @@ run: install
 ## inspect: the same, with the actor system relayed to the Stately inspector (see docs/operations.md)
 inspect: install
 	$(TSX) src/bin/firn.ts --dev --inspect-actors $(ARGS)
+
+## network: five local validators on 127.0.0.1 (public test keys, data in ~/.firn/network); see README
+network: install
+	$(TSX) scripts/network.ts start
+
+network-stop: install
+	$(TSX) scripts/network.ts stop
 
 ## test: typecheck, lint, unit, integration, examples
 test: install typecheck lint test-unit test-integration examples
