@@ -15,7 +15,12 @@ describe('BlockProducer', () => {
       const count = 155
       let included = 0
       const done = firstValueFrom(
-        chain.vm.accepted$.pipe(filter((block) => (included += block.receipts.length) >= count)),
+        chain.vm.accepted$.pipe(
+          filter((block) => {
+            included += block.receipts.length
+            return included >= count
+          }),
+        ),
       )
       // waves: the producer starts building the first wave (150 txs), the last 5 arrive while that block is being built
       const signed = []
