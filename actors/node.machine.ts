@@ -1,11 +1,12 @@
 /**
- * The root of the actor system: spawns the node's profiler, one lifecycle actor per chain and a profiler per
- * chain that has its own admin API, each under a systemId (`profiler`, `chain:<alias>`, `profiler:<alias>`) so
- * services find them with `system.get(...)`. Pure: the composition root `provide`s the chain and profiler logic
- * with their IO slots filled.
+ * The root of the actor system: spawns the node's profiler, the network actor (parent of the peer sessions), one
+ * lifecycle actor per chain and a profiler per chain that has its own admin API, each under a systemId
+ * (`profiler`, `network`, `chain:<alias>`, `profiler:<alias>`) so services find them with `system.get(...)`.
+ * Pure: the composition root `provide`s the chain, profiler and network logic with their IO slots filled.
  */
 import { assign, enqueueActions, setup } from 'xstate'
 import { type ChainInput, chainMachine } from './chains/chain.machine.js'
+import { networkMachine } from './peers/network.machine.js'
 import { profilerMachine } from './profiler/profiler.machine.js'
 import { SystemId } from './system-ids.js'
 
@@ -37,6 +38,7 @@ export const nodeMachine = setup({
     chain: chainMachine,
     profiler: profilerMachine,
     chainProfiler: profilerMachine,
+    network: networkMachine,
   },
   actions: {
     spawnChain: enqueueActions(({ enqueue }, chain: ChainInput) => {
@@ -60,6 +62,7 @@ export const nodeMachine = setup({
       entry: [
         enqueueActions(({ enqueue }) => {
           enqueue.spawnChild('profiler', { id: 'profiler', systemId: SystemId.Profiler, input: { label: 'node' } })
+          enqueue.spawnChild('network', { id: 'network', systemId: SystemId.Network })
         }),
         enqueueActions(({ enqueue, context }) => {
           for (const alias of context.chainProfilers) {

@@ -1,13 +1,15 @@
 /**
  * The composition root. Build order: data dir -> identity -> logs -> database -> chains and VMs -> peers and
- * validators -> actor system -> HTTP API -> process context file. `close()` runs it backwards, is idempotent,
- * and closes the database and the logs last.
+ * validators -> actor system -> p2p network (binds the staking port) -> HTTP API -> process context file.
+ * `close()` runs it backwards, is idempotent, and closes the database and the logs last.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { type Actor, createActor, type InspectionEvent } from 'xstate'
 import { chainMachine } from '../../actors/chains/chain.machine.js'
 import { nodeMachine } from '../../actors/node.machine.js'
+import { networkMachine } from '../../actors/peers/network.machine.js'
+import { peerSessionMachine } from '../../actors/peers/peer-session.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import { adminService } from '../api/admin/service.js'
@@ -23,6 +25,7 @@ import { checkDatabaseVersion, type Database, openDatabase } from '../db/open.js
 import { loadOrCreateSigner } from '../identity/bls.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
+import { Network } from '../network/network.js'
 import { PeerTable } from '../network/peer-table.js'
 import { genesisValidators, ValidatorSet } from '../network/validators.js'
 import { createMailboxStats } from '../profiling/mailbox-stats.js'
@@ -143,6 +146,7 @@ async function build(
       }),
       profiler: profilerMachine.provide(profiler.implementation),
       chainProfiler: profilerMachine.provide(chainProfiler.implementation),
+      network: networkMachine.provide({ actors: { peerSession: peerSessionMachine } }),
     },
   })
   const actor = createActor(logic, {
@@ -162,6 +166,18 @@ async function build(
     actor.send({ type: 'node.shutdown' })
     actor.stop()
   })
+
+  const network = await Network.start({
+    config,
+    identity,
+    signer,
+    db,
+    peers,
+    validators,
+    system: actor.system,
+    log: logs.get('network'),
+  })
+  cleanups.push(() => network.close())
 
   const isChainBootstrapped = (chainId: string) => {
     const entry = chains.get(chainId)
@@ -185,7 +201,7 @@ async function build(
       config,
       nodeId,
       nodePOP,
-      stakingPort: () => config.staking.port,
+      stakingPort: () => network.port,
       chains,
       vms,
       isChainBootstrapped,
@@ -218,7 +234,9 @@ async function build(
   const url = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`
   log.info('HTTP API server listening', { url, admin: config.api.adminEnabled, info: config.api.infoEnabled })
 
-  const stakingAddress = `${config.publicIp}:${config.staking.port}`
+  const stakingAddress = config.publicIp.includes(':')
+    ? `[${config.publicIp}]:${network.port}`
+    : `${config.publicIp}:${network.port}`
   await mkdir(dirname(config.processContextFile), { recursive: true, mode: 0o750 })
   await writeFile(
     config.processContextFile,

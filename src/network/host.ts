@@ -1,0 +1,102 @@
+/**
+ * The libp2p host of a Firn node: TCP on the staking address, Noise, Yamux, nothing else (no discovery, no
+ * autodial, no libp2p ping monitor), dials to ourselves refused, bounded connections, and the handshake, peers and
+ * ping exchange services of protocols/ with their handlers injected.
+ */
+import { noise } from '@chainsafe/libp2p-noise'
+import { yamux } from '@chainsafe/libp2p-yamux'
+import type { Libp2p, PeerId, PrivateKey } from '@libp2p/interface'
+import { tcp } from '@libp2p/tcp'
+import { createLibp2p } from 'libp2p'
+import { type HandshakeService, handshakeService } from '../../protocols/handshake/service.js'
+import type { GetPeerList, Handshake, PeerList, Ping, Pong } from '../../protocols/messages/p2p.js'
+import { type PeersService, peersService } from '../../protocols/peers/service.js'
+import { type PingService, pingService } from '../../protocols/ping/service.js'
+import type { ExchangeError, RequestHandler } from '../../protocols/service/exchange.js'
+import { CLIENT_NAME, SEMVER } from '../config/version.js'
+
+export interface HostServices extends Record<string, unknown> {
+  handshake: HandshakeService
+  peers: PeersService
+  ping: PingService
+}
+
+export type Host = Libp2p<HostServices>
+
+export interface HostHandlers {
+  handshake: RequestHandler<Handshake, PeerList>
+  peers: RequestHandler<GetPeerList, PeerList>
+  ping: RequestHandler<Ping, Pong>
+}
+
+export interface HostOptions {
+  privateKey: PrivateKey
+  networkId: number
+  /** IPv4 or IPv6 literal to bind */
+  host: string
+  /** 0 picks a free port */
+  port: number
+  handlers: HostHandlers
+  /** inbound exchange failures (the stream was reset) */
+  onInboundError?: (error: ExchangeError, peer: PeerId) => void
+  maxConnections?: number
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 128
+/** the reference's TLS upgrade limit */
+export const UPGRADE_TIMEOUT_MS = 15_000
+
+/** `/ip4/<host>/tcp/<port>` or `/ip6/...` */
+export const listenAddress = (host: string, port: number): string =>
+  `/${host.includes(':') ? 'ip6' : 'ip4'}/${host}/tcp/${port}`
+
+/** The address the staking server binds: `--staking-host`, else 127.0.0.1 under --dev, else all interfaces. */
+export const stakingListenHost = (stakingHost: string, dev: boolean): string =>
+  stakingHost !== '' ? stakingHost : dev ? '127.0.0.1' : '0.0.0.0'
+
+export async function createHost(opts: HostOptions): Promise<Host> {
+  const { networkId, handlers, onInboundError } = opts
+  let self: PeerId | undefined
+  const host = await createLibp2p<HostServices>({
+    privateKey: opts.privateKey,
+    nodeInfo: { name: CLIENT_NAME, version: SEMVER },
+    addresses: { listen: [listenAddress(opts.host, opts.port)] },
+    transports: [tcp()],
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+    peerDiscovery: [],
+    connectionMonitor: { enabled: false },
+    connectionManager: {
+      maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      maxIncomingPendingConnections: 16,
+      inboundConnectionThreshold: 20,
+      inboundUpgradeTimeout: UPGRADE_TIMEOUT_MS,
+      dialTimeout: UPGRADE_TIMEOUT_MS,
+      reconnectRetries: 0,
+    },
+    connectionGater: {
+      denyDialPeer: (peer) => self !== undefined && peer.equals(self),
+      denyDialMultiaddr: () => false,
+      denyInboundEncryptedConnection: (peer) => self !== undefined && peer.equals(self),
+      denyOutboundEncryptedConnection: (peer) => self !== undefined && peer.equals(self),
+    },
+    services: {
+      handshake: handshakeService({ networkId, handle: handlers.handshake, onInboundError }),
+      peers: peersService({ networkId, handle: handlers.peers, onInboundError }),
+      ping: pingService({ networkId, handle: handlers.ping, onInboundError }),
+    },
+    start: false,
+  })
+  self = host.peerId
+  await host.start()
+  return host
+}
+
+/** The TCP port the host listens on, from its listen addresses; undefined before it listens. */
+export function boundPort(host: Pick<Libp2p, 'getMultiaddrs'>): number | undefined {
+  for (const ma of host.getMultiaddrs()) {
+    const m = /\/tcp\/(\d+)/.exec(ma.toString())
+    if (m) return Number(m[1])
+  }
+  return undefined
+}
