@@ -7,7 +7,7 @@ import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@chainsafe/libp2p-yamux'
 import type { Libp2p, PeerId, PrivateKey } from '@libp2p/interface'
 import { tcp } from '@libp2p/tcp'
-import { createLibp2p } from 'libp2p'
+import { createLibp2p, type Libp2pOptions } from 'libp2p'
 import { type HandshakeService, handshakeService } from '../../protocols/handshake/service.js'
 import type { GetPeerList, Handshake, PeerList, Ping, Pong } from '../../protocols/messages/p2p.js'
 import { type PeersService, peersService } from '../../protocols/peers/service.js'
@@ -40,6 +40,11 @@ export interface HostOptions {
   /** inbound exchange failures (the stream was reset) */
   onInboundError?: (error: ExchangeError, peer: PeerId) => void
   maxConnections?: number
+  /**
+   * Transports and listen addresses; default TCP on `host:port`. Benchmarks and simulations pass libp2p's
+   * in-memory transport (`@libp2p/memory`) and `/memory/<name>` addresses.
+   */
+  transports?: { list: NonNullable<Libp2pOptions['transports']>; listen: string[] }
 }
 
 export const DEFAULT_MAX_CONNECTIONS = 128
@@ -60,8 +65,8 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   const host = await createLibp2p<HostServices>({
     privateKey: opts.privateKey,
     nodeInfo: { name: CLIENT_NAME, version: SEMVER },
-    addresses: { listen: [listenAddress(opts.host, opts.port)] },
-    transports: [tcp()],
+    addresses: { listen: opts.transports?.listen ?? [listenAddress(opts.host, opts.port)] },
+    transports: opts.transports?.list ?? [tcp()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     peerDiscovery: [],
