@@ -69,7 +69,10 @@ export async function runFirnToExit(args: string[], env: NodeJS.ProcessEnv = {},
 
 export async function startFirn(opts: StartOptions = {}): Promise<FirnProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'firn-test-')))
-  const args = ['--data-dir', dataDir, '--http-port=0', ...(opts.args ?? [])]
+  const given = opts.args ?? []
+  // port 0 for both servers unless the caller picks: tests and a developer's `make run` never collide
+  const stakingPort = given.some((a) => a.startsWith('--staking-port')) ? [] : ['--staking-port=0']
+  const args = ['--data-dir', dataDir, '--http-port=0', ...stakingPort, ...given]
   const proc = runFirn(args, opts.env, dataDir)
   let out = ''
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)))
