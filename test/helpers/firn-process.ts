@@ -71,7 +71,8 @@ export async function startFirn(opts: StartOptions = {}): Promise<FirnProcess> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'firn-test-')))
   const given = opts.args ?? []
   // port 0 for both servers unless the caller picks: tests and a developer's `make run` never collide
-  const stakingPort = given.some((a) => a.startsWith('--staking-port')) ? [] : ['--staking-port=0']
+  const picked = given.some((a) => a.startsWith('--staking-port')) || opts.env?.FIRN_STAKING_PORT !== undefined
+  const stakingPort = picked ? [] : ['--staking-port=0']
   const args = ['--data-dir', dataDir, '--http-port=0', ...stakingPort, ...given]
   const proc = runFirn(args, opts.env, dataDir)
   let out = ''

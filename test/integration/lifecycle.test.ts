@@ -103,7 +103,7 @@ describe('firn process lifecycle', () => {
   it('creates its identity once, keeps it across restarts, and shuts down gracefully', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'firn-life-'))
     try {
-      const first = await startFirn({ dataDir, keepData: true, args: ['--dev'] })
+      const first = await startFirn({ dataDir, keepData: true, args: ['--dev', '--staking-port=9651'] })
       const id1 = (await first.rpc('/ext/info', 'info.getNodeID')).body.result as { nodeID: string }
       const ctx = JSON.parse(await readFile(join(dataDir, 'process.json'), 'utf8'))
       assert.deepEqual(Object.keys(ctx), ['pid', 'uri', 'stakingAddress'])
@@ -123,7 +123,7 @@ describe('firn process lifecycle', () => {
       assert.ok(profile.nodes.length > 0)
       assert.match(first.output(), /shutting down/)
 
-      const second = await startFirn({ dataDir, keepData: true, args: ['--dev'] })
+      const second = await startFirn({ dataDir, keepData: true, args: ['--dev', '--staking-port=9651'] })
       const id2 = (await second.rpc('/ext/info', 'info.getNodeID')).body.result as { nodeID: string }
       assert.deepEqual(id2, id1, 'same NodeID and proof of possession after a restart')
       assert.equal(await second.stop('SIGINT'), 0)
