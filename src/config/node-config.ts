@@ -58,6 +58,10 @@ export interface NodeConfig {
   uptimeRequirement: number
   sybilProtection: { enabled: boolean; disabledWeight: number }
   bootstrap: { ips: string[]; ids: string[] }
+  /** the adaptive request timeout, `--network-*-timeout`, `--network-timeout-*` (ms) */
+  networkTimeout: { initialMs: number; minMs: number; maxMs: number; halflifeMs: number; coefficient: number }
+  /** `--benchlist-*` (ms) */
+  benchlist: { halflifeMs: number; benchProbability: number; unbenchProbability: number; benchDurationMs: number }
   fees: { txFee: string; createAssetTxFee: string }
   processContextFile: string
   inspect: { enabled: boolean; port: number }
@@ -102,6 +106,19 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
   const { acpSupport, acpObject } = checkAcps(raw.get<number[]>('acp-support'), raw.get<number[]>('acp-object'))
   const trackSubnets = checkTrackSubnets(raw.get<string[]>('track-subnets'))
   const bootstrap = checkBootstrap(raw.get<string[]>('bootstrap-ips'), raw.get<string[]>('bootstrap-ids'))
+  const networkTimeout = checkNetworkTimeout({
+    initialMs: raw.get<number>('network-initial-timeout'),
+    minMs: raw.get<number>('network-minimum-timeout'),
+    maxMs: raw.get<number>('network-maximum-timeout'),
+    halflifeMs: raw.get<number>('network-timeout-halflife'),
+    coefficient: raw.get<number>('network-timeout-coefficient'),
+  })
+  const benchlist = checkBenchlist({
+    halflifeMs: raw.get<number>('benchlist-halflife'),
+    benchProbability: raw.get<number>('benchlist-bench-probability'),
+    unbenchProbability: raw.get<number>('benchlist-unbench-probability'),
+    benchDurationMs: raw.get<number>('benchlist-duration'),
+  })
 
   const pluginDir = path('plugin-dir')
   if (raw.isSet('plugin-dir')) checkDirExists(pluginDir)
@@ -164,6 +181,8 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     uptimeRequirement,
     sybilProtection: { enabled: sybilEnabled, disabledWeight },
     bootstrap,
+    networkTimeout,
+    benchlist,
     fees: {
       txFee: String(raw.get<number>('tx-fee')),
       createAssetTxFee: String(raw.get<number>('create-asset-tx-fee')),
@@ -216,6 +235,36 @@ function checkBootstrap(ips: string[], ids: string[]) {
     }
   }
   return { ips, ids }
+}
+
+function checkNetworkTimeout(t: NodeConfig['networkTimeout']): NodeConfig['networkTimeout'] {
+  if (!(t.minMs > 0)) throw new ConfigError('--network-minimum-timeout must be positive')
+  if (t.maxMs < t.minMs) {
+    throw new ConfigError('--network-maximum-timeout must be at least --network-minimum-timeout')
+  }
+  if (t.initialMs < t.minMs || t.initialMs > t.maxMs) {
+    throw new ConfigError(
+      '--network-initial-timeout must be in the range [--network-minimum-timeout, --network-maximum-timeout]',
+    )
+  }
+  if (!(t.halflifeMs > 0)) throw new ConfigError('--network-timeout-halflife must be positive')
+  if (!(t.coefficient >= 1)) throw new ConfigError('--network-timeout-coefficient must be >= 1')
+  return t
+}
+
+function checkBenchlist(b: NodeConfig['benchlist']): NodeConfig['benchlist'] {
+  if (!(b.halflifeMs > 0)) throw new ConfigError('--benchlist-halflife must be positive')
+  for (const [name, p] of [
+    ['benchlist-bench-probability', b.benchProbability],
+    ['benchlist-unbench-probability', b.unbenchProbability],
+  ] as const) {
+    if (!(p > 0 && p < 1)) throw new ConfigError(`--${name} must be in the range (0, 1), got ${p}`)
+  }
+  if (!(b.unbenchProbability < b.benchProbability)) {
+    throw new ConfigError('--benchlist-unbench-probability must be less than --benchlist-bench-probability')
+  }
+  if (!(b.benchDurationMs > 0)) throw new ConfigError('--benchlist-duration must be positive')
+  return b
 }
 
 function checkDirExists(dir: string): void {

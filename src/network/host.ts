@@ -1,13 +1,15 @@
 /**
  * The libp2p host of a Firn node: TCP on the staking address, Noise, Yamux, nothing else (no discovery, no
  * autodial, no libp2p ping monitor), dials to ourselves refused, bounded connections, and the handshake, peers and
- * ping exchange services of protocols/ with their handlers injected.
+ * ping exchange services of protocols/ with their handlers injected; the test-only echo service when an echo
+ * handler is given.
  */
 import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@chainsafe/libp2p-yamux'
 import type { Libp2p, PeerId, PrivateKey } from '@libp2p/interface'
 import { tcp } from '@libp2p/tcp'
 import { createLibp2p, type Libp2pOptions } from 'libp2p'
+import { type Echo, type EchoService, echoService } from '../../protocols/echo/service.js'
 import { type HandshakeService, handshakeService } from '../../protocols/handshake/service.js'
 import type { GetPeerList, Handshake, PeerList, Ping, Pong } from '../../protocols/messages/p2p.js'
 import { type PeersService, peersService } from '../../protocols/peers/service.js'
@@ -19,6 +21,8 @@ export interface HostServices extends Record<string, unknown> {
   handshake: HandshakeService
   peers: PeersService
   ping: PingService
+  /** test-only, present when `handlers.echo` is */
+  echo?: EchoService
 }
 
 export type Host = Libp2p<HostServices>
@@ -27,6 +31,8 @@ export interface HostHandlers {
   handshake: RequestHandler<Handshake, PeerList>
   peers: RequestHandler<GetPeerList, PeerList>
   ping: RequestHandler<Ping, Pong>
+  /** registers the test-only echo protocol */
+  echo?: RequestHandler<Echo, Echo>
 }
 
 export interface HostOptions {
@@ -89,6 +95,9 @@ export async function createHost(opts: HostOptions): Promise<Host> {
       handshake: handshakeService({ networkId, handle: handlers.handshake, onInboundError }),
       peers: peersService({ networkId, handle: handlers.peers, onInboundError }),
       ping: pingService({ networkId, handle: handlers.ping, onInboundError }),
+      ...(handlers.echo === undefined
+        ? {}
+        : { echo: echoService({ networkId, handle: handlers.echo, onInboundError }) }),
     },
     start: false,
   })

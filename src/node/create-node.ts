@@ -176,7 +176,12 @@ async function build(
     validators,
     system: actor.system,
     log: logs.get('network'),
+    chains: chains.list().map(({ chainId, alias }) => ({ chainId, alias })),
+    // test-only (docs/operations.md, "Peers"): the echo protocol, and an echo handler that never answers
+    testProtocols: process.env.FIRN_TEST_PROTOCOLS === '1',
+    echoSilent: () => process.env.FIRN_TEST_ECHO_SILENT === '1',
   })
+  if (process.env.FIRN_TEST_PROTOCOLS === '1') logs.get('network').warn('test protocols on (FIRN_TEST_PROTOCOLS=1)')
   cleanups.push(() => network.close())
 
   const isChainBootstrapped = (chainId: string) => {

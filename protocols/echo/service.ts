@@ -1,0 +1,40 @@
+/**
+ * `/firn/<networkId>/echo/1` (test-only): Echo{chainId, payload} -> the same Echo back. A request/response
+ * exchange like ping that tests send through the request tracker, so timeouts and benching can be exercised
+ * end to end. The node registers it only with test protocols on (FIRN_TEST_PROTOCOLS=1).
+ */
+import {
+  type ExchangeComponents,
+  type ExchangeInit,
+  ExchangeService,
+  type ExchangeSpec,
+  protocolId,
+} from '../service/exchange.js'
+import { type Echo, EchoMessage } from './echo.js'
+
+export type { Echo } from './echo.js'
+
+export const ECHO_PROTOCOL_NAME = 'echo'
+export const echoProtocol = (networkId: number): string => protocolId(networkId, ECHO_PROTOCOL_NAME)
+
+export const echoSpec: ExchangeSpec<EchoMessage, Echo, Echo> = {
+  name: ECHO_PROTOCOL_NAME,
+  codec: EchoMessage,
+  requestOf: (m) => m.request,
+  responseOf: (m) => m.response,
+  wrapRequest: (request, requestId, deadlineMs) => ({ requestId, deadlineMs, request }),
+  wrapResponse: (response, requestId) => ({ requestId, deadlineMs: 0n, response }),
+}
+
+export type EchoService = ExchangeService<EchoMessage, Echo, Echo>
+
+export interface EchoServiceInit extends ExchangeInit<Echo, Echo> {
+  networkId: number
+}
+
+export function echoService(init: EchoServiceInit): (components: ExchangeComponents) => EchoService {
+  return (components) => new ExchangeService(components, echoSpec, init.networkId, init)
+}
+
+/** The answer to an echo: the request itself (same chain, same payload). */
+export const echoAnswer = (request: Echo): Echo => ({ chainId: request.chainId, payload: request.payload })

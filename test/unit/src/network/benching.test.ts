@@ -1,0 +1,231 @@
+/**
+ * Request tracking and benching in-process: real libp2p hosts on 127.0.0.1, real keys, the network actor with its
+ * `benchlist:C`, memory-level, and the test-only echo protocol. A silent small validator is benched on C after
+ * its echoes time out (PeerTable `benched: ['C']`, the session's benchedChains, a log line), a request to it then
+ * fails at once, and it is unbenched once the bench duration passes; a silent validator of equal weight never is.
+ */
+import '../../../../src/runtime/polyfill.js'
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MemoryLevel } from 'memory-level'
+import { createActor } from 'xstate'
+import { networkMachine } from '../../../../actors/peers/network.machine.js'
+import { SystemId } from '../../../../actors/system-ids.js'
+import { chainIds } from '../../../../src/config/chain-ids.js'
+import type { Database } from '../../../../src/db/open.js'
+import { newSigner } from '../../../../src/identity/bls.js'
+import { newStakingIdentity, type StakingIdentity } from '../../../../src/identity/staking.js'
+import type { Logger } from '../../../../src/log/logger.js'
+import { Network } from '../../../../src/network/network.js'
+import { PeerTable } from '../../../../src/network/peer-table.js'
+import { RequestFailedError } from '../../../../src/network/request-tracker.js'
+import { type Validator, ValidatorSet } from '../../../../src/network/validators.js'
+
+const C = chainIds(12345).C
+const TIMEOUT = { initialMs: 300, minMs: 100, maxMs: 300, halflifeMs: 60_000, coefficient: 2 }
+
+function capture(): { log: Logger; lines: string[] } {
+  const lines: string[] = []
+  const at = (level: string) => (msg: string) => {
+    lines.push(`${level} ${msg}`)
+  }
+  const log = {
+    verbo: at('VERBO'),
+    debug: at('DEBUG'),
+    trace: at('TRACE'),
+    info: at('INFO'),
+    warn: at('WARN'),
+    error: at('ERROR'),
+    fatal: at('FATAL'),
+  } as unknown as Logger
+  return { log, lines }
+}
+
+interface NodeOptions {
+  identity: StakingIdentity
+  /** genesis validators with sybil protection on; sybil protection off (weight 100 each) when absent */
+  genesis?: Validator[]
+  bootstrap?: { ip: string; id: string }
+  silent?: () => boolean
+  benchDurationMs?: number
+  testProtocols?: boolean
+}
+
+async function node(o: NodeOptions) {
+  const peers = new PeerTable()
+  const db = new MemoryLevel({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Database
+  await db.open()
+  const sybil = o.genesis !== undefined
+  const validators = new ValidatorSet({
+    selfNodeId: o.identity.nodeId,
+    sybilProtectionEnabled: sybil,
+    disabledWeight: 100,
+    genesis: o.genesis ?? [],
+    connectedPeers: () => peers.nodeIds(),
+  })
+  const actor = createActor(networkMachine, { systemId: SystemId.Network }).start()
+  const { log, lines } = capture()
+  const network = await Network.start({
+    config: {
+      dev: false,
+      networkId: 12345,
+      publicIp: '127.0.0.1',
+      staking: {
+        host: '127.0.0.1',
+        port: 0,
+        keyPath: '',
+        certPath: '',
+        keyExplicit: false,
+        certExplicit: false,
+        signerKeyPath: '',
+        signerExplicit: false,
+      },
+      trackSubnets: [],
+      acpSupport: [],
+      acpObject: [],
+      bootstrap: { ips: o.bootstrap ? [o.bootstrap.ip] : [], ids: o.bootstrap ? [o.bootstrap.id] : [] },
+      sybilProtection: { enabled: sybil, disabledWeight: 100 },
+    },
+    identity: o.identity,
+    signer: newSigner(),
+    db,
+    peers,
+    validators,
+    system: actor.system,
+    log,
+    chains: [{ chainId: C, alias: 'C' }],
+    requestTimeout: TIMEOUT,
+    benchlist: { benchDurationMs: o.benchDurationMs ?? 60_000 },
+    testProtocols: o.testProtocols ?? true,
+    echoSilent: o.silent,
+  })
+  return {
+    network,
+    peers,
+    actor,
+    lines,
+    close: async () => {
+      await network.close()
+      actor.stop()
+      await db.close()
+    },
+  }
+}
+
+async function until<T>(what: string, f: () => T | undefined, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    const v = f()
+    if (v !== undefined) return v
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+const failure = async (p: Promise<unknown>): Promise<RequestFailedError> => {
+  try {
+    await p
+  } catch (err) {
+    assert.ok(err instanceof RequestFailedError, String(err))
+    return err
+  }
+  assert.fail('the request succeeded')
+}
+
+describe('benching through the request tracker', { timeout: 60_000 }, () => {
+  it('benches a silent small validator on C, fails requests to it at once, unbenches it after the duration', async () => {
+    const [o, x, s] = [newStakingIdentity(), newStakingIdentity(), newStakingIdentity()]
+    const genesis: Validator[] = [
+      { nodeId: o.nodeId, weight: 100n },
+      { nodeId: x.nodeId, weight: 100n },
+      { nodeId: newStakingIdentity().nodeId, weight: 100n },
+      { nodeId: s.nodeId, weight: 1n },
+    ]
+    let xSilent = false
+    const observer = await node({ identity: o, genesis, benchDurationMs: 2_000 })
+    const boot = { ip: `127.0.0.1:${observer.network.port}`, id: o.nodeId }
+    const big = await node({ identity: x, genesis, bootstrap: boot, silent: () => xSilent })
+    const small = await node({ identity: s, genesis, bootstrap: boot, silent: () => true })
+    try {
+      await until('both connected', () => (observer.peers.size === 2 ? true : undefined))
+      assert.ok(observer.actor.system.get(SystemId.benchlist('C')), 'benchlist:C under the network actor')
+      assert.deepEqual(observer.actor.getSnapshot().context.benchlists, ['C'])
+      assert.equal(observer.network.requests.currentTimeoutMs, 300)
+
+      // an answering peer: a round trip, no bench
+      const rtt = await observer.network.echo(x.nodeId, C)
+      assert.ok(rtt >= 0 && rtt < 300, String(rtt))
+
+      // the silent small validator: two timeouts take p to 2/3 > 0.5
+      for (let i = 0; i < 2; i++) {
+        const e = await failure(observer.network.echo(s.nodeId, C))
+        assert.equal(e.reason, 'timeout')
+      }
+      const entry = await until('benched in the PeerTable', () => {
+        const p = observer.peers.get(s.nodeId)
+        return p && p.benched.length > 0 ? p : undefined
+      })
+      assert.deepEqual(entry.benched, ['C'])
+      const session = observer.actor.system.get(SystemId.peer(s.nodeId))
+      assert.deepEqual(session?.getSnapshot().context.benchedChains, [C])
+      assert.ok(observer.lines.includes(`INFO benched peer ${s.nodeId} on C`), observer.lines.join('\n'))
+      assert.equal(observer.network.requests.isBenched(s.nodeId, C), true)
+
+      const started = Date.now()
+      const e = await failure(observer.network.echo(s.nodeId, C))
+      assert.equal(e.reason, 'benched')
+      assert.ok(Date.now() - started < 50, 'a request to a benched peer fails at once')
+
+      // the big validator stays unbenched however often it times out: 100 of 301 is over the 1/12 cap
+      xSilent = true
+      for (let i = 0; i < 3; i++) assert.equal((await failure(observer.network.echo(x.nodeId, C))).reason, 'timeout')
+      assert.deepEqual(observer.peers.get(x.nodeId)?.benched, [])
+      assert.equal(observer.network.requests.isBenched(x.nodeId, C), false)
+
+      // the bench runs out
+      await until('unbenched', () => (observer.peers.get(s.nodeId)?.benched.length === 0 ? true : undefined), 5_000)
+      assert.ok(observer.lines.includes(`INFO unbenched peer ${s.nodeId} on C`))
+      assert.deepEqual(session?.getSnapshot().context.benchedChains, [])
+      assert.equal(observer.network.requests.isBenched(s.nodeId, C), false)
+    } finally {
+      await small.close()
+      await big.close()
+      await observer.close()
+    }
+  })
+
+  it('never benches a validator of equal weight (sybil protection off)', async () => {
+    const [a, b] = [newStakingIdentity(), newStakingIdentity()]
+    const na = await node({ identity: a })
+    const nb = await node({
+      identity: b,
+      bootstrap: { ip: `127.0.0.1:${na.network.port}`, id: a.nodeId },
+      silent: () => true,
+    })
+    try {
+      await until('connected', () => na.peers.get(b.nodeId))
+      for (let i = 0; i < 4; i++) assert.equal((await failure(na.network.echo(b.nodeId, C))).reason, 'timeout')
+      assert.deepEqual(na.peers.get(b.nodeId)?.benched, [])
+      assert.equal(na.network.requests.isBenched(b.nodeId, C), false)
+      assert.ok(!na.lines.some((l) => l.includes('benched peer')))
+    } finally {
+      await nb.close()
+      await na.close()
+    }
+  })
+
+  it('without test protocols the echo protocol is not registered', async () => {
+    const [a, b] = [newStakingIdentity(), newStakingIdentity()]
+    const na = await node({ identity: a, testProtocols: false })
+    const nb = await node({ identity: b, bootstrap: { ip: `127.0.0.1:${na.network.port}`, id: a.nodeId } })
+    try {
+      await until('connected', () => nb.peers.get(a.nodeId))
+      await assert.rejects(na.network.echo(b.nodeId, C), /the echo protocol is not registered/)
+      // b speaks echo but a does not answer it: the stream is refused, a failure that never counts as a timeout
+      assert.equal((await failure(nb.network.echo(a.nodeId, C))).reason, 'failed')
+    } finally {
+      await nb.close()
+      await na.close()
+    }
+  })
+})
