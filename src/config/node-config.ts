@@ -60,6 +60,8 @@ export interface NodeConfig {
   bootstrap: { ips: string[]; ids: string[] }
   /** the adaptive request timeout, `--network-*-timeout`, `--network-timeout-*` (ms) */
   networkTimeout: { initialMs: number; minMs: number; maxMs: number; halflifeMs: number; coefficient: number }
+  /** `--network-ping-frequency` / `--network-ping-timeout` (ms) */
+  ping: { frequencyMs: number; timeoutMs: number }
   /** `--benchlist-*` (ms) */
   benchlist: { halflifeMs: number; benchProbability: number; unbenchProbability: number; benchDurationMs: number }
   fees: { txFee: string; createAssetTxFee: string }
@@ -113,6 +115,13 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     halflifeMs: raw.get<number>('network-timeout-halflife'),
     coefficient: raw.get<number>('network-timeout-coefficient'),
   })
+  const ping = {
+    frequencyMs: raw.get<number>('network-ping-frequency'),
+    timeoutMs: raw.get<number>('network-ping-timeout'),
+  }
+  if (!(ping.frequencyMs > 0 && ping.frequencyMs < ping.timeoutMs)) {
+    throw new ConfigError('--network-ping-frequency must be positive and less than --network-ping-timeout')
+  }
   const benchlist = checkBenchlist({
     halflifeMs: raw.get<number>('benchlist-halflife'),
     benchProbability: raw.get<number>('benchlist-bench-probability'),
@@ -182,6 +191,7 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     sybilProtection: { enabled: sybilEnabled, disabledWeight },
     bootstrap,
     networkTimeout,
+    ping,
     benchlist,
     fees: {
       txFee: String(raw.get<number>('tx-fee')),

@@ -56,7 +56,7 @@ export interface NetworkOptions {
     | 'bootstrap'
     | 'sybilProtection'
   > &
-    Partial<Pick<NodeConfig, 'networkTimeout' | 'benchlist'>>
+    Partial<Pick<NodeConfig, 'networkTimeout' | 'benchlist' | 'ping'>>
   identity: StakingIdentity
   signer: { signProofOfPossession(message: Uint8Array): Uint8Array }
   db: Database

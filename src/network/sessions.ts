@@ -27,6 +27,9 @@ export class Sessions {
         nodeId,
         remoteAddr: addrOf(state.conn.remoteAddr),
         outbound: state.conn.direction === 'outbound',
+        ...(n.o.config.ping === undefined
+          ? {}
+          : { pingIntervalMs: n.o.config.ping.frequencyMs, pongTimeoutMs: n.o.config.ping.timeoutMs }),
       },
     })
     const ref = n.o.system.get(SystemId.peer(nodeId)) as SessionRef | undefined

@@ -17,7 +17,14 @@ import { type FirnProcess, startFirn } from '../helpers/firn-process.js'
 
 const P_CHAIN = '11111111111111111111111111111111LpoYY'
 const SUBNET = '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC'
-const BASE = ['--network-id=local', '--sybil-protection-enabled=false', '--staking-host=127.0.0.1']
+/** pings every second (reference: 22.5 s) so uptime moves within the test */
+const BASE = [
+  '--network-id=local',
+  '--sybil-protection-enabled=false',
+  '--staking-host=127.0.0.1',
+  '--network-ping-frequency=1s',
+  '--network-ping-timeout=5s',
+]
 
 interface PeerEntry {
   ip: string
@@ -244,5 +251,17 @@ describe('p2p between firn processes', { timeout: 240_000 }, () => {
     await peersAre(again, [ids[0] as string, ids[1] as string], 60_000)
     await peersAre(n1, [ids[1] as string, ids[2] as string], 60_000)
     await peersAre(n2, [ids[0] as string, ids[2] as string], 60_000)
+    // the others measured the restarted node's downtime: their pings now report less than 100 %
+    const seen = await until(
+      'pings reporting the downtime',
+      async () => {
+        const list = await peersOf(again)
+        return list.length === 2 && list.every((p) => Number(p.observedUptime) < 100) ? list : undefined
+      },
+      30_000,
+    )
+    assert.equal(seen.length, 2)
+    const uptime = (await result(again, 'info.uptime')) as { weightedAveragePercentage: string }
+    assert.ok(Number(uptime.weightedAveragePercentage) < 100, JSON.stringify(uptime))
   })
 })
