@@ -3,7 +3,9 @@
  * the parts (handshakes, sessions, gossip, dialer, uptime, benching, echo) that network.ts composes. Each part
  * reaches the others through this object.
  */
+
 import type { Connection, PeerId } from '@libp2p/interface'
+import { Subject } from 'rxjs'
 import type { ActorRefFrom, AnyActorRef, Subscription } from 'xstate'
 import type { AdaptiveTimeoutConfig } from '../../actors/peers/adaptive-timeout.js'
 import type { BenchlistConfig } from '../../actors/peers/benchlist.js'
@@ -123,6 +125,15 @@ export interface DialTarget {
   bootstrapper: boolean
 }
 
+/**
+ * What the peer sessions tell the rest of the node, as one RxJS stream (`NetworkCore.peerEvents$`): uptime
+ * accounting and the benchlists' validator weights subscribe to it; the consensus issue's engines will too.
+ */
+export type PeerEvent =
+  | { type: 'connected'; nodeId: string; at: number }
+  | { type: 'disconnected'; nodeId: string; at: number; reason: string }
+  | { type: 'traffic'; nodeId: string; at: number; direction: 'in' | 'out' }
+
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 /** The state every part shares; the parts are set by network.ts before anything runs. */
@@ -145,6 +156,8 @@ export class NetworkCore {
   readonly dialing = new Set<string>()
   /** bootstrap `ip:port` -> expected NodeID */
   readonly bootstrapByAddr = new Map<string, string>()
+  /** connect / disconnect / traffic of every session, in order */
+  readonly peerEvents$ = new Subject<PeerEvent>()
   closed = false
 
   handshakes!: Handshakes

@@ -6,13 +6,15 @@
  * and stops them. Every handler catches: malformed bytes or a failing peer never throw out of here.
  * See docs/architecture.md and /work/shared/reference/consensus.md section 4.
  */
+
+import type { Subscription } from 'rxjs'
 import type { UptimeState } from '../../actors/peers/uptime.js'
 import { signIp } from '../../protocols/handshake/build.js'
 import { upgradeSchedule, upgradeTimeSeconds } from '../config/upgrades.js'
 import { idFromString } from '../identity/ids.js'
 import { ipBytes } from './addresses.js'
 import { Benching } from './benching.js'
-import { BLOOM_RESET_MS, GOSSIP_INTERVAL_MS, NetworkCore, type NetworkOptions } from './core.js'
+import { BLOOM_RESET_MS, GOSSIP_INTERVAL_MS, NetworkCore, type NetworkOptions, type PeerEvent } from './core.js'
 import { Dialer } from './dialer.js'
 import { EchoBridge } from './echo.js'
 import { Gossip } from './gossip.js'
@@ -41,6 +43,7 @@ export { nextBackoff } from './dialer.js'
 export class Network {
   readonly #n: NetworkCore
   #timers: NodeJS.Timeout[] = []
+  readonly #subscriptions: Subscription[] = []
 
   private constructor(o: NetworkOptions) {
     const n = new NetworkCore(o)
@@ -98,6 +101,31 @@ export class Network {
     return this.#n.echo.echo(nodeId, chainId, payload)
   }
 
+  /** The consumers of the peer stream: uptime accounting, benchlist weights, the PeerTable's traffic stamps. */
+  #onPeerEvent(e: PeerEvent): void {
+    const n = this.#n
+    if (e.type === 'traffic') {
+      const entry = n.o.peers.get(e.nodeId)
+      if (!entry) return
+      const at = new Date(e.at)
+      n.o.peers.upsert({
+        ...entry,
+        lastSent: e.direction === 'out' ? at : entry.lastSent,
+        lastReceived: e.direction === 'in' ? at : entry.lastReceived,
+      })
+      return
+    }
+    if (e.type === 'connected') {
+      if (n.uptime.state.records[e.nodeId] === undefined && n.o.validators.weight(e.nodeId) > 0n) {
+        n.uptime.apply({ type: 'addValidator', nodeId: e.nodeId, startTimeMs: e.at })
+      }
+      n.uptime.apply({ type: 'connect', nodeId: e.nodeId, now: e.at })
+    } else {
+      n.uptime.apply({ type: 'disconnect', nodeId: e.nodeId, now: e.at })
+    }
+    n.benching.validatorsMaybeChanged()
+  }
+
   async #start(): Promise<void> {
     const n = this.#n
     const { o } = n
@@ -108,6 +136,7 @@ export class Network {
       if (v.weight > 0n) n.uptime.apply({ type: 'addValidator', nodeId: v.nodeId, startTimeMs: now })
     }
     n.benching.start()
+    this.#subscriptions.push(n.peerEvents$.subscribe((e) => n.guard('peer event', () => this.#onPeerEvent(e))))
 
     n.upgradeTimeS = upgradeTimeSeconds(upgradeSchedule(config.networkId))
     n.trackedSubnets = config.trackSubnets.map(idFromString)
@@ -169,6 +198,8 @@ export class Network {
       n.sessionBridge.send(s, { type: 'session.closed', reason: 'shutdown' })
       n.sessionBridge.finalize(s)
     }
+    for (const sub of this.#subscriptions.splice(0)) sub.unsubscribe()
+    n.peerEvents$.complete()
     await n.uptime.flushed()
   }
 }

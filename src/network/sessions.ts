@@ -66,9 +66,8 @@ export class Sessions {
         n.guard('session disconnected', () => {
           session.wasValidator = n.o.validators.weight(nodeId) > 0n
           n.o.peers.remove(nodeId)
-          n.uptime.apply({ type: 'disconnect', nodeId, now: n.now() })
           n.log.info('peer disconnected', { nodeID: nodeId, reason: e.reason })
-          n.benching.validatorsMaybeChanged()
+          n.peerEvents$.next({ type: 'disconnected', nodeId, at: n.now(), reason: e.reason })
         }),
       ),
     )
@@ -94,10 +93,6 @@ export class Sessions {
       objectedACPs: [...ctx.objectedAcps],
       benched: n.benching.aliasesOf(ctx.benchedChains),
     })
-    if (n.uptime.state.records[nodeId] === undefined && n.o.validators.weight(nodeId) > 0n) {
-      n.uptime.apply({ type: 'addValidator', nodeId, startTimeMs: n.now() })
-    }
-    n.uptime.apply({ type: 'connect', nodeId, now: n.now() })
     const target = n.targets.get(nodeId)
     if (target) {
       clearTimeout(target.timer)
@@ -110,7 +105,7 @@ export class Sessions {
       publicIP: ctx.publicIp,
       version: ctx.version,
     })
-    n.benching.validatorsMaybeChanged()
+    n.peerEvents$.next({ type: 'connected', nodeId, at: n.now() })
   }
 
   send(session: Session, event: PeerSessionEvent): void {
@@ -128,8 +123,7 @@ export class Sessions {
     if (n.o.peers.get(session.nodeId)) {
       session.wasValidator ||= n.o.validators.weight(session.nodeId) > 0n
       n.o.peers.remove(session.nodeId)
-      n.uptime.apply({ type: 'disconnect', nodeId: session.nodeId, now: n.now() })
-      n.benching.validatorsMaybeChanged()
+      n.peerEvents$.next({ type: 'disconnected', nodeId: session.nodeId, at: n.now(), reason: 'connection closed' })
     }
     n.o.system.get(SystemId.Network)?.send({ type: 'network.closeSession', nodeId: session.nodeId })
     const state = n.conns.get(session.connId)
@@ -178,15 +172,10 @@ export class Sessions {
     }
   }
 
-  /** Stamps the PeerTable entry's lastSent / lastReceived. */
+  /** Reports traffic on the peer stream (the PeerTable's lastSent / lastReceived follow it). */
   touch(nodeId: string, what: { sent?: boolean; received?: boolean }): void {
-    const entry = this.n.o.peers.get(nodeId)
-    if (!entry) return
-    const now = new Date(this.n.now())
-    this.n.o.peers.upsert({
-      ...entry,
-      lastSent: what.sent ? now : entry.lastSent,
-      lastReceived: what.received ? now : entry.lastReceived,
-    })
+    const at = this.n.now()
+    if (what.sent) this.n.peerEvents$.next({ type: 'traffic', nodeId, at, direction: 'out' })
+    if (what.received) this.n.peerEvents$.next({ type: 'traffic', nodeId, at, direction: 'in' })
   }
 }
