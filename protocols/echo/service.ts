@@ -3,13 +3,7 @@
  * exchange like ping that tests send through the request tracker, so timeouts and benching can be exercised
  * end to end. The node registers it only with test protocols on (FIRN_TEST_PROTOCOLS=1).
  */
-import {
-  type ExchangeComponents,
-  type ExchangeInit,
-  ExchangeService,
-  type ExchangeSpec,
-  protocolId,
-} from '../service/exchange.js'
+import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
 import { type Echo, EchoMessage } from './echo.js'
 
 export type { Echo } from './echo.js'
@@ -28,13 +22,7 @@ export const echoSpec: ExchangeSpec<EchoMessage, Echo, Echo> = {
 
 export type EchoService = ExchangeService<EchoMessage, Echo, Echo>
 
-export interface EchoServiceInit extends ExchangeInit<Echo, Echo> {
-  networkId: number
-}
-
-export function echoService(init: EchoServiceInit): (components: ExchangeComponents) => EchoService {
-  return (components) => new ExchangeService(components, echoSpec, init.networkId, init)
-}
+export const echoService = exchangeService(echoSpec)
 
 /** The answer to an echo: the request itself (same chain, same payload). */
 export const echoAnswer = (request: Echo): Echo => ({ chainId: request.chainId, payload: request.payload })

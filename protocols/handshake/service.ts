@@ -1,12 +1,6 @@
 /** `/firn/<networkId>/handshake/1`: our Handshake -> the peer's PeerList (or a reset if it refuses us). */
 import { type Handshake, HandshakeMessage, type PeerList } from '../messages/p2p.js'
-import {
-  type ExchangeComponents,
-  type ExchangeInit,
-  ExchangeService,
-  type ExchangeSpec,
-  protocolId,
-} from '../service/exchange.js'
+import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
 
 export const HANDSHAKE_PROTOCOL_NAME = 'handshake'
 export const handshakeProtocol = (networkId: number): string => protocolId(networkId, HANDSHAKE_PROTOCOL_NAME)
@@ -22,10 +16,4 @@ export const handshakeSpec: ExchangeSpec<HandshakeMessage, Handshake, PeerList> 
 
 export type HandshakeService = ExchangeService<HandshakeMessage, Handshake, PeerList>
 
-export interface HandshakeServiceInit extends ExchangeInit<Handshake, PeerList> {
-  networkId: number
-}
-
-export function handshakeService(init: HandshakeServiceInit): (components: ExchangeComponents) => HandshakeService {
-  return (components) => new ExchangeService(components, handshakeSpec, init.networkId, init)
-}
+export const handshakeService = exchangeService(handshakeSpec)

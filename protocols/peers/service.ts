@@ -1,12 +1,6 @@
 /** `/firn/<networkId>/peers/1`: GetPeerList{known_peers, all_subnets} -> PeerList (up to 15 unknown claims). */
 import { type GetPeerList, type PeerList, PeersMessage } from '../messages/p2p.js'
-import {
-  type ExchangeComponents,
-  type ExchangeInit,
-  ExchangeService,
-  type ExchangeSpec,
-  protocolId,
-} from '../service/exchange.js'
+import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
 
 export const PEERS_PROTOCOL_NAME = 'peers'
 export const peersProtocol = (networkId: number): string => protocolId(networkId, PEERS_PROTOCOL_NAME)
@@ -22,10 +16,4 @@ export const peersSpec: ExchangeSpec<PeersMessage, GetPeerList, PeerList> = {
 
 export type PeersService = ExchangeService<PeersMessage, GetPeerList, PeerList>
 
-export interface PeersServiceInit extends ExchangeInit<GetPeerList, PeerList> {
-  networkId: number
-}
-
-export function peersService(init: PeersServiceInit): (components: ExchangeComponents) => PeersService {
-  return (components) => new ExchangeService(components, peersSpec, init.networkId, init)
-}
+export const peersService = exchangeService(peersSpec)

@@ -3,13 +3,7 @@
  * primary-network uptime in whole percent; over 100 the receiver drops the peer (its handler decides).
  */
 import { type Ping, PingMessage, type Pong } from '../messages/p2p.js'
-import {
-  type ExchangeComponents,
-  type ExchangeInit,
-  ExchangeService,
-  type ExchangeSpec,
-  protocolId,
-} from '../service/exchange.js'
+import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
 
 export const PING_PROTOCOL_NAME = 'ping'
 export const MAX_UPTIME_PERCENT = 100
@@ -26,10 +20,4 @@ export const pingSpec: ExchangeSpec<PingMessage, Ping, Pong> = {
 
 export type PingService = ExchangeService<PingMessage, Ping, Pong>
 
-export interface PingServiceInit extends ExchangeInit<Ping, Pong> {
-  networkId: number
-}
-
-export function pingService(init: PingServiceInit): (components: ExchangeComponents) => PingService {
-  return (components) => new ExchangeService(components, pingSpec, init.networkId, init)
-}
+export const pingService = exchangeService(pingSpec)

@@ -299,3 +299,15 @@ export class ExchangeService<Env extends Envelope, Req, Res> implements Startabl
     }
   }
 }
+
+/** What a protocol's service factory takes: the handler and limits, and the network id of its protocol id. */
+export interface ServiceInit<Req, Res> extends ExchangeInit<Req, Res> {
+  networkId: number
+}
+
+/** The service factory of a spec, in the shape libp2p's `services` option wants. */
+export function exchangeService<Env extends Envelope, Req, Res>(
+  spec: ExchangeSpec<Env, Req, Res>,
+): (init: ServiceInit<Req, Res>) => (components: ExchangeComponents) => ExchangeService<Env, Req, Res> {
+  return (init) => (components) => new ExchangeService(components, spec, init.networkId, init)
+}
