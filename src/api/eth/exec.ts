@@ -19,7 +19,6 @@ import { GasPriceOracle } from '../../chains/evm/gasprice/oracle.js'
 import { checkReplayProtection } from '../../chains/evm/txpool/validate.js'
 import { checkArity } from '../ethrpc/args.js'
 import type { CallContext, EthMethod } from '../ethrpc/types.js'
-import { checkTxFee } from './accounts.js'
 import type { EthBackend } from './backend.js'
 import { createAccessList } from './exec-access-list.js'
 import { estimateGas } from './exec-estimate.js'
@@ -50,6 +49,7 @@ import {
   qty,
   type TxArgs,
 } from './hexutil.js'
+import { checkTxFee } from './tx-args.js'
 
 const LATEST: BlockSelector = { kind: 'tag', tag: 'latest' }
 const MAX_UINT64_HALF = (1n << 64n) / 2n - 1n

@@ -15,7 +15,7 @@ import { headerJson } from '../../chains/evm/rules/header-json.js'
 import { checkArity, goJsonKind, invalidArgument } from '../ethrpc/args.js'
 import type { SubscriptionStart, SubscriptionTable } from '../ethrpc/types.js'
 import type { EthBackend } from './backend.js'
-import { acceptedLogs, checkLogCriteria, parseFilterCriteria } from './filters.js'
+import { acceptedLogs, checkLogCriteria, parseFilterCriteria } from './filter-criteria.js'
 import { rpcLog, rpcTransaction } from './format.js'
 import { hex, parseBool } from './hexutil.js'
 
