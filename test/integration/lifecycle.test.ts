@@ -102,8 +102,10 @@ describe('firn process lifecycle', () => {
 
   it('creates its identity once, keeps it across restarts, and shuts down gracefully', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'firn-life-'))
+    const started: { stop(): Promise<number | null> }[] = []
     try {
       const first = await startFirn({ dataDir, keepData: true, args: ['--dev', '--staking-port=9651'] })
+      started.push(first)
       const id1 = (await first.rpc('/ext/info', 'info.getNodeID')).body.result as { nodeID: string }
       const ctx = JSON.parse(await readFile(join(dataDir, 'process.json'), 'utf8'))
       assert.deepEqual(Object.keys(ctx), ['pid', 'uri', 'stakingAddress'])
@@ -124,10 +126,13 @@ describe('firn process lifecycle', () => {
       assert.match(first.output(), /shutting down/)
 
       const second = await startFirn({ dataDir, keepData: true, args: ['--dev', '--staking-port=9651'] })
+      started.push(second)
       const id2 = (await second.rpc('/ext/info', 'info.getNodeID')).body.result as { nodeID: string }
       assert.deepEqual(id2, id1, 'same NodeID and proof of possession after a restart')
       assert.equal(await second.stop('SIGINT'), 0)
     } finally {
+      // stop() is idempotent: a failed assertion must not leave a node running
+      for (const node of started) await node.stop()
       await rm(dataDir, { recursive: true, force: true })
     }
   })
