@@ -14,6 +14,7 @@ import type { Logger } from '../../src/log/logger.js'
 import { Network } from '../../src/network/network.js'
 import { PeerTable } from '../../src/network/peer-table.js'
 import { ValidatorSet } from '../../src/network/validators.js'
+import { loopbackNetworkConfig } from '../../test/helpers/network-config.js'
 
 export const P2P_HOST = '127.0.0.1'
 export const P2P_NETWORK_ID = 12345
@@ -54,26 +55,11 @@ export async function startBenchNode(bootstrap?: { ip: string; id: string }): Pr
   const actor = createActor(networkMachine, { systemId: SystemId.Network })
   actor.start()
   const network = await Network.start({
-    config: {
-      dev: true,
+    config: loopbackNetworkConfig({
       networkId: P2P_NETWORK_ID,
-      publicIp: P2P_HOST,
-      staking: {
-        host: P2P_HOST,
-        port: 0,
-        keyPath: '',
-        certPath: '',
-        keyExplicit: false,
-        certExplicit: false,
-        signerKeyPath: '',
-        signerExplicit: false,
-      },
-      trackSubnets: [],
-      acpSupport: [],
-      acpObject: [],
-      bootstrap: { ips: bootstrap ? [bootstrap.ip] : [], ids: bootstrap ? [bootstrap.id] : [] },
-      sybilProtection: { enabled: false, disabledWeight: 100 },
-    },
+      host: P2P_HOST,
+      ...(bootstrap === undefined ? {} : { bootstrap: [bootstrap] }),
+    }),
     identity,
     signer: newSigner(),
     db,

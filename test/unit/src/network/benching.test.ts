@@ -20,6 +20,7 @@ import { Network } from '../../../../src/network/network.js'
 import { PeerTable } from '../../../../src/network/peer-table.js'
 import { RequestFailedError } from '../../../../src/network/request-tracker.js'
 import { type Validator, ValidatorSet } from '../../../../src/network/validators.js'
+import { loopbackNetworkConfig } from '../../../helpers/network-config.js'
 
 const C = chainIds(12345).C
 const TIMEOUT = { initialMs: 300, minMs: 100, maxMs: 300, halflifeMs: 60_000, coefficient: 2 }
@@ -66,26 +67,11 @@ async function node(o: NodeOptions) {
   const actor = createActor(networkMachine, { systemId: SystemId.Network }).start()
   const { log, lines } = capture()
   const network = await Network.start({
-    config: {
+    config: loopbackNetworkConfig({
       dev: false,
-      networkId: 12345,
-      publicIp: '127.0.0.1',
-      staking: {
-        host: '127.0.0.1',
-        port: 0,
-        keyPath: '',
-        certPath: '',
-        keyExplicit: false,
-        certExplicit: false,
-        signerKeyPath: '',
-        signerExplicit: false,
-      },
-      trackSubnets: [],
-      acpSupport: [],
-      acpObject: [],
-      bootstrap: { ips: o.bootstrap ? [o.bootstrap.ip] : [], ids: o.bootstrap ? [o.bootstrap.id] : [] },
-      sybilProtection: { enabled: sybil, disabledWeight: 100 },
-    },
+      sybilProtection: sybil,
+      ...(o.bootstrap === undefined ? {} : { bootstrap: [o.bootstrap] }),
+    }),
     identity: o.identity,
     signer: newSigner(),
     db,

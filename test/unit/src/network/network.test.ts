@@ -18,6 +18,7 @@ import type { Logger } from '../../../../src/log/logger.js'
 import { addrOf, ipBytes, multiaddrText, Network, nextBackoff, REDIAL_MAX_MS } from '../../../../src/network/network.js'
 import { PeerTable } from '../../../../src/network/peer-table.js'
 import { ValidatorSet } from '../../../../src/network/validators.js'
+import { loopbackNetworkConfig } from '../../../helpers/network-config.js'
 
 describe('network helpers', () => {
   it('addrOf reads ip:port from multiaddrs', () => {
@@ -112,29 +113,11 @@ async function node(opts: { bootstrap?: { ip: string; id: string }[]; networkId?
   actor.start()
   const { log, lines } = capture()
   const network = await Network.start({
-    config: {
-      dev: true,
+    config: loopbackNetworkConfig({
       networkId: opts.networkId ?? 12345,
-      publicIp: '127.0.0.1',
-      staking: {
-        host: '127.0.0.1',
-        port: 0,
-        keyPath: '',
-        certPath: '',
-        keyExplicit: false,
-        certExplicit: false,
-        signerKeyPath: '',
-        signerExplicit: false,
-      },
-      trackSubnets: [],
       acpSupport: [23],
-      acpObject: [],
-      bootstrap: {
-        ips: (opts.bootstrap ?? []).map((b) => b.ip),
-        ids: (opts.bootstrap ?? []).map((b) => b.id),
-      },
-      sybilProtection: { enabled: false, disabledWeight: 100 },
-    },
+      ...(opts.bootstrap === undefined ? {} : { bootstrap: opts.bootstrap }),
+    }),
     identity,
     signer: newSigner(),
     db,

@@ -4,37 +4,15 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address, bytesToHex, generateAddress, hexToBytes } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { debugMethods } from '../../../../../src/api/eth/debug.js'
-import { toRpcError } from '../../../../../src/api/ethrpc/errors.js'
-import type { CallContext, EthMethod } from '../../../../../src/api/ethrpc/types.js'
 import { decodeBlock } from '../../../../../src/chains/evm/header.js'
 import { EWOQ_ADDRESS } from '../../../../../src/chains/evm/rules/presets.js'
+import { type Call, caller, failure, TEST_CTX } from '../../../../helpers/eth-methods.js'
 import { openTestChain, type TestChain } from '../../../../helpers/evm-chain.js'
 import { compile } from '../../../../helpers/solc.js'
 
-const ctx: CallContext = {
-  signal: new AbortController().signal,
-  transport: 'http',
-  remoteAddress: undefined,
-  connection: undefined,
-}
+const _ctx = TEST_CTX
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON results, read field by field
-type Call = (method: string, ...params: unknown[]) => Promise<any>
-
-function caller(chain: TestChain): Call {
-  const table = new Map<string, EthMethod>(debugMethods(chain.vm))
-  return async (method, ...params) => await table.get(method)!(params, ctx)
-}
-
-async function failure(p: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await p
-  } catch (err) {
-    const { code, message } = toRpcError(err)
-    return { code, message }
-  }
-  assert.fail('expected the call to fail')
-}
+const callerOf = (chain: TestChain): Call => caller(debugMethods(chain.vm))
 
 const COINBASE = '0x0100000000000000000000000000000000000000'
 const RECIPIENT = `0x${'11'.repeat(20)}`
@@ -85,7 +63,7 @@ describe('debug tracing methods', () => {
 
   before(async () => {
     chain = await openTestChain()
-    call = caller(chain)
+    call = callerOf(chain)
     transfer = await chain.signTransfer({ value: 1000n })
     transferBlock = await chain.mine([transfer])
     const deploy = await chain.signTransfer({

@@ -1,34 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { feeMethods } from '../../../../../src/api/eth/fees.js'
-import { toRpcError } from '../../../../../src/api/ethrpc/errors.js'
-import type { CallContext, EthMethod } from '../../../../../src/api/ethrpc/types.js'
 import { GasPriceOracle, GWEI } from '../../../../../src/chains/evm/gasprice/oracle.js'
+import { type Call, caller, failure, TEST_CTX } from '../../../../helpers/eth-methods.js'
 import { openTestChain, type TestChain } from '../../../../helpers/evm-chain.js'
 
-const ctx: CallContext = {
-  signal: new AbortController().signal,
-  transport: 'http',
-  remoteAddress: undefined,
-  connection: undefined,
-}
-
-type Call = (method: string, ...params: unknown[]) => Promise<any>
-
-function caller(table: Array<[string, EthMethod]>): Call {
-  const map = new Map(table)
-  return async (method, ...params) => await map.get(method)!(params, ctx)
-}
-
-async function failure(p: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await p
-  } catch (err) {
-    const { code, message } = toRpcError(err)
-    return { code, message }
-  }
-  assert.fail('expected the call to fail')
-}
+const _ctx = TEST_CTX
 
 const q = (n: bigint) => `0x${n.toString(16)}`
 

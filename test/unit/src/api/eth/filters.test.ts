@@ -3,35 +3,12 @@ import { after, before, describe, it } from 'node:test'
 import { hexToBytes } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { FilterSystem, filterMethods, parseFilterCriteria } from '../../../../../src/api/eth/filters.js'
-import { toRpcError } from '../../../../../src/api/ethrpc/errors.js'
-import type { CallContext, EthMethod } from '../../../../../src/api/ethrpc/types.js'
 import { EWOQ_ADDRESS } from '../../../../../src/chains/evm/rules/presets.js'
+import { type Call, caller, failure, TEST_CTX } from '../../../../helpers/eth-methods.js'
 import { openTestChain, type TestChain } from '../../../../helpers/evm-chain.js'
 import { compile } from '../../../../helpers/solc.js'
 
-const ctx: CallContext = {
-  signal: new AbortController().signal,
-  transport: 'http',
-  remoteAddress: undefined,
-  connection: undefined,
-}
-
-type Call = (method: string, ...params: unknown[]) => Promise<any>
-
-function caller(table: Array<[string, EthMethod]>): Call {
-  const map = new Map(table)
-  return async (method, ...params) => await map.get(method)!(params, ctx)
-}
-
-async function failure(p: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await p
-  } catch (err) {
-    const { code, message } = toRpcError(err)
-    return { code, message }
-  }
-  assert.fail('expected the call to fail')
-}
+const _ctx = TEST_CTX
 
 const word = (n: bigint) => n.toString(16).padStart(64, '0')
 const pad = (addr: string) => `0x${addr.slice(2).toLowerCase().padStart(64, '0')}`

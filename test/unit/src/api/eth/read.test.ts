@@ -8,47 +8,17 @@ import { keccak_256 } from '@noble/hashes/sha3.js'
 import { netWeb3Methods } from '../../../../../src/api/eth/net-web3.js'
 import { readMethods } from '../../../../../src/api/eth/read.js'
 import { txpoolMethods } from '../../../../../src/api/eth/txpool.js'
-import { toRpcError } from '../../../../../src/api/ethrpc/errors.js'
-import type { CallContext, EthMethod } from '../../../../../src/api/ethrpc/types.js'
 import { decodeBlock } from '../../../../../src/chains/evm/header.js'
 import { chainConfigJson } from '../../../../../src/chains/evm/rules/chain-config-json.js'
 import { EWOQ_ADDRESS } from '../../../../../src/chains/evm/rules/presets.js'
+import { type Call, caller, failure, TEST_CTX } from '../../../../helpers/eth-methods.js'
 import { openTestChain, type TestChain } from '../../../../helpers/evm-chain.js'
 import { compile } from '../../../../helpers/solc.js'
 
-const ctx: CallContext = {
-  signal: new AbortController().signal,
-  transport: 'http',
-  remoteAddress: undefined,
-  connection: undefined,
-}
+const _ctx = TEST_CTX
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON results, read field by field
-type Call = (method: string, ...params: unknown[]) => Promise<any>
-
-function caller(chain: TestChain): Call {
-  const table = new Map<string, EthMethod>([
-    ...readMethods(chain.vm),
-    ...netWeb3Methods(chain.vm),
-    ...txpoolMethods(chain.vm),
-  ])
-  return async (method, ...params) => {
-    const fn = table.get(method)
-    if (fn === undefined) throw new Error(`no method ${method}`)
-    return await fn(params, ctx)
-  }
-}
-
-/** the JSON-RPC error a call fails with */
-async function failure(p: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await p
-  } catch (err) {
-    const { code, message } = toRpcError(err)
-    return { code, message }
-  }
-  assert.fail('expected the call to fail')
-}
+const callerOf = (chain: TestChain): Call =>
+  caller([...readMethods(chain.vm), ...netWeb3Methods(chain.vm), ...txpoolMethods(chain.vm)])
 
 const OTHER = `0x${'77'.repeat(20)}`
 const ZERO32 = `0x${'00'.repeat(32)}`
@@ -74,7 +44,7 @@ describe('eth read methods', () => {
 
   before(async () => {
     chain = await openTestChain()
-    call = caller(chain)
+    call = callerOf(chain)
     transfer = await chain.signTransfer({ value: 1000n })
     legacy = await chain.signTransfer({ type: 0, nonce: 1n, to: OTHER, value: 7n })
     block1 = await chain.mine([transfer, legacy])
@@ -541,7 +511,7 @@ describe('eth_getProof window', () => {
     const chain = await openTestChain(config)
     const hashes: Uint8Array[] = []
     for (let i = 0; i < blocks; i++) hashes.push(await chain.mine([await chain.signTransfer()]))
-    return { chain, call: caller(chain), hashes }
+    return { chain, call: callerOf(chain), hashes }
   }
 
   it('uses state-history on pruning nodes; tags always pass; earliest and hashes are checked', async () => {
