@@ -71,6 +71,8 @@ export function networkLayout(env: NodeJS.ProcessEnv = process.env): NetworkLayo
       processFile: join(dataDir, 'process.json'),
       args: [
         '--network-id=local',
+        // the C chain at --dev's block timing (1 ms minimum delay), so a tx is final in well under a second
+        '--dev-speed',
         `--data-dir=${dataDir}`,
         `--http-host=${HOST}`,
         `--http-port=${httpPort}`,

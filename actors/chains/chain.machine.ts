@@ -26,6 +26,11 @@ export interface ChainContext extends ChainInput {
   progress: { fetched: number; executed: number } | null
 }
 
+export interface BootstrapOutput {
+  executed: number
+  error?: string
+}
+
 export type ChainEvent =
   | { type: 'chain.bootstrapProgress'; fetched: number; executed: number }
   | { type: 'chain.bootstrapped' }
@@ -46,7 +51,8 @@ export const chainMachine = setup({
   },
   actors: {
     initializeChain: notProvidedPromise<ChainInitResult, ChainInput>('initializeChain'),
-    bootstrapChain: notProvidedPromise<void, ChainInput>('bootstrapChain'),
+    /** the chain's bootstrapper (actors/consensus/bootstrapper.machine.ts); its output names an error if it failed */
+    bootstrapChain: notProvidedPromise<BootstrapOutput, ChainInput>('bootstrapChain'),
     produceBlocks: notProvidedCallback<ChainEvent, ChainInput>('produceBlocks'),
   },
   actions: {
@@ -93,7 +99,14 @@ export const chainMachine = setup({
         id: 'bootstrapChain',
         src: 'bootstrapChain',
         input: ({ context }) => ({ chainId: context.chainId, alias: context.alias }),
-        onDone: 'normalOp',
+        onDone: [
+          {
+            guard: ({ event }) => typeof event.output?.error === 'string',
+            target: 'failed',
+            actions: assign({ error: ({ event }) => event.output?.error ?? null }),
+          },
+          { target: 'normalOp' },
+        ],
         onError: {
           target: 'failed',
           actions: assign({

@@ -5,6 +5,7 @@
 import { statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { type SnowParams, validateSnowParams } from '../../actors/consensus/params.js'
 import type { FlagName } from './flags.js'
 import { isPublicNetwork, NetworkId, networkName, parseNetworkId } from './networks.js'
 import { ConfigError, collect, type RawConfig } from './sources.js'
@@ -64,6 +65,12 @@ export interface NodeConfig {
   ping: { frequencyMs: number; timeoutMs: number }
   /** `--benchlist-*` (ms) */
   benchlist: { halflifeMs: number; benchProbability: number; unbenchProbability: number; benchDurationMs: number }
+  /** `--snow-*`: the Snowman parameters, validated with the reference's texts */
+  snow: SnowParams
+  /** `--consensus-frontier-poll-frequency` (ms) */
+  frontierPollMs: number
+  /** `--dev-speed`: the C chain uses --dev's block timing on the local network (Firn only) */
+  devSpeed: boolean
   fees: { txFee: string; createAssetTxFee: string }
   processContextFile: string
   inspect: { enabled: boolean; port: number }
@@ -129,6 +136,12 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     benchDurationMs: raw.get<number>('benchlist-duration'),
   })
 
+  const snow = snowParams(raw)
+  const frontierPollMs = raw.get<number>('consensus-frontier-poll-frequency')
+  if (!(frontierPollMs > 0)) throw new ConfigError('--consensus-frontier-poll-frequency must be positive')
+  const devSpeed = raw.get<boolean>('dev-speed')
+  if (devSpeed && networkId !== NetworkId.local) throw new ConfigError('--dev-speed runs only on the local network')
+
   const pluginDir = path('plugin-dir')
   if (raw.isSet('plugin-dir')) checkDirExists(pluginDir)
 
@@ -193,6 +206,9 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     networkTimeout,
     ping,
     benchlist,
+    snow,
+    frontierPollMs,
+    devSpeed,
     fees: {
       txFee: String(raw.get<number>('tx-fee')),
       createAssetTxFee: String(raw.get<number>('create-asset-tx-fee')),
@@ -260,6 +276,26 @@ function checkNetworkTimeout(t: NodeConfig['networkTimeout']): NodeConfig['netwo
   if (!(t.halflifeMs > 0)) throw new ConfigError('--network-timeout-halflife must be positive')
   if (!(t.coefficient >= 1)) throw new ConfigError('--network-timeout-coefficient must be >= 1')
   return t
+}
+
+/** The snow flags; `--snow-quorum-size` sets both quorums unless they are given themselves (the reference). */
+function snowParams(raw: RawConfig): SnowParams {
+  const quorum = raw.isSet('snow-quorum-size') ? raw.get<number>('snow-quorum-size') : undefined
+  const pick = (name: 'snow-preference-quorum-size' | 'snow-confidence-quorum-size'): number =>
+    raw.isSet(name) || quorum === undefined ? raw.get<number>(name) : quorum
+  const p: SnowParams = {
+    k: raw.get<number>('snow-sample-size'),
+    alphaPreference: pick('snow-preference-quorum-size'),
+    alphaConfidence: pick('snow-confidence-quorum-size'),
+    beta: raw.get<number>('snow-commit-threshold'),
+    concurrentRepolls: raw.get<number>('snow-concurrent-repolls'),
+    optimalProcessing: raw.get<number>('snow-optimal-processing'),
+    maxOutstandingItems: raw.get<number>('snow-max-processing'),
+    maxItemProcessingTimeMs: raw.get<number>('snow-max-time-processing'),
+  }
+  const invalid = validateSnowParams(p)
+  if (invalid !== null) throw new ConfigError(invalid)
+  return p
 }
 
 function checkBenchlist(b: NodeConfig['benchlist']): NodeConfig['benchlist'] {

@@ -1,6 +1,7 @@
 /**
  * The shared state of one node's p2p network: options, constants, the connection/session/claim/dial tables and
- * the parts (handshakes, sessions, gossip, dialer, uptime, benching, echo) that network.ts composes. Each part
+ * the parts (handshakes, sessions, gossip, dialer, uptime, benching, echo, the chain router and its inbound side) that
+ * network.ts composes. Each part
  * reaches the others through this object.
  */
 
@@ -18,6 +19,8 @@ import type { Database } from '../db/open.js'
 import type { StakingIdentity } from '../identity/staking.js'
 import type { Logger } from '../log/logger.js'
 import type { Benching } from './benching.js'
+import type { ChainInbound } from './chain-inbound.js'
+import type { ChainRouter } from './chain-router.js'
 import type { Dialer } from './dialer.js'
 import type { EchoBridge } from './echo.js'
 import type { Gossip } from './gossip.js'
@@ -167,6 +170,8 @@ export class NetworkCore {
   uptime!: UptimeStore
   benching!: Benching
   echo!: EchoBridge
+  chains!: ChainRouter
+  chainInbound!: ChainInbound
 
   constructor(o: NetworkOptions) {
     this.o = o

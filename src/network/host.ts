@@ -1,26 +1,52 @@
 /**
  * The libp2p host of a Firn node: TCP on the staking address, Noise, Yamux, nothing else (no discovery, no
  * autodial, no libp2p ping monitor), dials to ourselves refused, bounded connections, and the handshake, peers and
- * ping exchange services of protocols/ with their handlers injected; the test-only echo service when an echo
- * handler is given.
+ * ping exchange services of protocols/ with their handlers injected; the chain protocols (consensus, bootstrap, app
+ * and the one-way app-gossip) when their handlers are given; the test-only echo service when an echo handler is.
  */
 import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@chainsafe/libp2p-yamux'
-import type { Libp2p, PeerId, PrivateKey } from '@libp2p/interface'
+import type { Connection, Libp2p, PeerId, PrivateKey } from '@libp2p/interface'
 import { tcp } from '@libp2p/tcp'
 import { createLibp2p, type Libp2pOptions } from 'libp2p'
+import { type AppGossipService, appGossipService } from '../../protocols/app/gossip.js'
+import {
+  type AppGossip,
+  type AppReply,
+  type AppRequest,
+  type AppService,
+  appService,
+} from '../../protocols/app/service.js'
+import {
+  type BootstrapRequest,
+  type BootstrapResponse,
+  type BootstrapService,
+  bootstrapService,
+} from '../../protocols/bootstrap/service.js'
+import {
+  CONSENSUS_MAX_STREAMS,
+  type ConsensusRequest,
+  type ConsensusResponse,
+  type ConsensusService,
+  consensusService,
+} from '../../protocols/consensus/service.js'
 import { type Echo, type EchoService, echoService } from '../../protocols/echo/service.js'
 import { type HandshakeService, handshakeService } from '../../protocols/handshake/service.js'
 import type { GetPeerList, Handshake, PeerList, Ping, Pong } from '../../protocols/messages/p2p.js'
 import { type PeersService, peersService } from '../../protocols/peers/service.js'
 import { type PingService, pingService } from '../../protocols/ping/service.js'
-import type { ExchangeError, RequestHandler } from '../../protocols/service/exchange.js'
+import type { RequestHandler } from '../../protocols/service/exchange.js'
 import { CLIENT_NAME, SEMVER } from '../config/version.js'
 
 export interface HostServices extends Record<string, unknown> {
   handshake: HandshakeService
   peers: PeersService
   ping: PingService
+  /** the chain protocols, present when their handlers are */
+  consensus?: ConsensusService
+  bootstrap?: BootstrapService
+  app?: AppService
+  appGossip?: AppGossipService
   /** test-only, present when `handlers.echo` is */
   echo?: EchoService
 }
@@ -31,6 +57,11 @@ export interface HostHandlers {
   handshake: RequestHandler<Handshake, PeerList>
   peers: RequestHandler<GetPeerList, PeerList>
   ping: RequestHandler<Ping, Pong>
+  consensus?: RequestHandler<ConsensusRequest, ConsensusResponse>
+  bootstrap?: RequestHandler<BootstrapRequest, BootstrapResponse>
+  app?: RequestHandler<AppRequest, AppReply>
+  /** one received AppGossip (app-gossip is one way); must not throw */
+  appGossip?: (message: AppGossip, connection: Connection) => void
   /** registers the test-only echo protocol */
   echo?: RequestHandler<Echo, Echo>
 }
@@ -43,8 +74,8 @@ export interface HostOptions {
   /** 0 picks a free port */
   port: number
   handlers: HostHandlers
-  /** inbound exchange failures (the stream was reset) */
-  onInboundError?: (error: ExchangeError, peer: PeerId) => void
+  /** inbound exchange failures (the stream was reset): ExchangeErrors, or the app-gossip service's errors */
+  onInboundError?: (error: Error, peer: PeerId) => void
   maxConnections?: number
   /**
    * Transports and listen addresses; default TCP on `host:port`. Benchmarks and simulations pass libp2p's
@@ -95,6 +126,7 @@ export async function createHost(opts: HostOptions): Promise<Host> {
       handshake: handshakeService({ networkId, handle: handlers.handshake, onInboundError }),
       peers: peersService({ networkId, handle: handlers.peers, onInboundError }),
       ping: pingService({ networkId, handle: handlers.ping, onInboundError }),
+      ...chainServices(networkId, handlers, onInboundError),
       ...(handlers.echo === undefined
         ? {}
         : { echo: echoService({ networkId, handle: handlers.echo, onInboundError }) }),
@@ -104,6 +136,24 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   self = host.peerId
   await host.start()
   return host
+}
+
+/** The chain protocols' services whose handlers are given; consensus, bootstrap and app allow more streams. */
+function chainServices(networkId: number, handlers: HostHandlers, onInboundError: HostOptions['onInboundError']) {
+  const limits = { maxInboundStreams: CONSENSUS_MAX_STREAMS, maxOutboundStreams: CONSENSUS_MAX_STREAMS }
+  const { consensus, bootstrap, app, appGossip } = handlers
+  return {
+    ...(consensus === undefined
+      ? {}
+      : { consensus: consensusService({ networkId, handle: consensus, onInboundError, ...limits }) }),
+    ...(bootstrap === undefined
+      ? {}
+      : { bootstrap: bootstrapService({ networkId, handle: bootstrap, onInboundError, ...limits }) }),
+    ...(app === undefined ? {} : { app: appService({ networkId, handle: app, onInboundError, ...limits }) }),
+    ...(appGossip === undefined
+      ? {}
+      : { appGossip: appGossipService({ networkId, handle: appGossip, onInboundError, ...limits }) }),
+  }
 }
 
 /** The TCP port the host listens on, from its listen addresses; undefined before it listens. */

@@ -2,18 +2,20 @@
  * The p2p layer's IO: the libp2p host, one peer session (`peer:<NodeID>`, under the `network` actor) per
  * handshaken connection, the PeerTable that info.peers reads, peer-list gossip, bootstrap dials and redials,
  * the persisted uptime accounting, request tracking and the per-chain benchlists. The parts live in
- * handshakes.ts, sessions.ts, gossip.ts, dialer.ts, uptime-store.ts, benching.ts and echo.ts; this class starts
- * and stops them. Every handler catches: malformed bytes or a failing peer never throw out of here.
+ * handshakes.ts, sessions.ts, gossip.ts, dialer.ts, uptime-store.ts, benching.ts, echo.ts, chain-router.ts and
+ * chain-inbound.ts (the chains' consensus, bootstrap and app protocols); this class starts and stops them. Every handler catches: malformed bytes or a failing peer never throw out of here.
  * See docs/architecture.md and /work/shared/reference/consensus.md section 4.
  */
 
-import type { Subscription } from 'rxjs'
+import type { Observable, Subscription } from 'rxjs'
 import type { UptimeState } from '../../actors/peers/uptime.js'
 import { signIp } from '../../protocols/handshake/build.js'
 import { upgradeSchedule, upgradeTimeSeconds } from '../config/upgrades.js'
 import { idFromString } from '../identity/ids.js'
 import { ipBytes } from './addresses.js'
 import { Benching } from './benching.js'
+import { ChainInbound } from './chain-inbound.js'
+import { ChainRouter } from './chain-router.js'
 import { BLOOM_RESET_MS, GOSSIP_INTERVAL_MS, NetworkCore, type NetworkOptions, type PeerEvent } from './core.js'
 import { Dialer } from './dialer.js'
 import { EchoBridge } from './echo.js'
@@ -26,6 +28,7 @@ import { Sessions } from './sessions.js'
 import { UptimeStore } from './uptime-store.js'
 
 export { addrOf, ipBytes, multiaddrText } from './addresses.js'
+export { AppRequestError, type ChainHandlers, ChainRouter } from './chain-router.js'
 export {
   BLOOM_RESET_MS,
   DropReason,
@@ -33,6 +36,7 @@ export {
   HANDSHAKE_TIMEOUT_MS,
   MIN_COMPATIBLE_VERSION,
   type NetworkOptions,
+  type PeerEvent,
   REDIAL_INITIAL_MS,
   REDIAL_MAX_MS,
   REQUEST_TIMEOUT_MS,
@@ -54,6 +58,8 @@ export class Network {
     n.dialer = new Dialer(n)
     n.benching = new Benching(n)
     n.echo = new EchoBridge(n)
+    n.chains = new ChainRouter(n)
+    n.chainInbound = new ChainInbound(n)
     this.#n = n
   }
 
@@ -91,6 +97,16 @@ export class Network {
   /** outbound request tracking (adaptive timeout, benchlists), for the protocols that send requests */
   get requests(): RequestTracker {
     return this.#n.benching.tracker
+  }
+
+  /** the chains' consensus, bootstrap and app messages: register handlers, send requests */
+  get chains(): ChainRouter {
+    return this.#n.chains
+  }
+
+  /** connected / disconnected (and traffic) of every peer session, in order; completes on close */
+  get peerEvents$(): Observable<PeerEvent> {
+    return this.#n.peerEvents$.asObservable()
   }
 
   /**
@@ -151,6 +167,10 @@ export class Network {
         handshake: (req, ctx) => n.handshakes.onHandshake(req, ctx),
         peers: (req, ctx) => n.gossip.onGetPeerList(req, ctx),
         ping: (req, ctx) => n.sessionBridge.onPing(req, ctx),
+        consensus: (req, ctx) => n.chainInbound.onConsensus(req, ctx),
+        bootstrap: (req, ctx) => n.chainInbound.onBootstrap(req, ctx),
+        app: (req, ctx) => n.chainInbound.onAppRequest(req, ctx),
+        appGossip: (message, connection) => n.chainInbound.onAppGossip(message, connection),
         ...(o.testProtocols === true ? { echo: n.echo.onEcho.bind(n.echo) } : {}),
       },
       onInboundError: (error, peer) => n.log.debug('p2p request failed', { peer: peer.toString(), err: error }),

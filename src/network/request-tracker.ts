@@ -1,7 +1,8 @@
 /**
  * Outbound requests to peers with the reference's bookkeeping (reference/consensus.md 4.5-4.6): each request races
  * the network-wide adaptive timeout; a response feeds the timeout's latency average and counts as a success on the
- * chain's benchlist, a timeout feeds the full timeout and counts as a failure (app requests never count). A request
+ * chain's benchlist, a timeout feeds the full timeout and counts as a failure (app requests never count; Get -> Put
+ * never feeds the timeout, `observeLatency: false`). A request
  * to a peer benched on that chain fails at once. The benchlists are the per-chain actors (`benchlist:<alias>`);
  * the tracker schedules their expiry ticks.
  */
@@ -9,6 +10,7 @@ import {
   type AdaptiveTimeoutConfig,
   type AdaptiveTimeoutState,
   adaptiveTimeoutCreate,
+  averageLatencyMs,
   currentTimeoutMs,
   observeLatency,
   observeTimeout,
@@ -42,6 +44,8 @@ export interface TrackedRequest {
   op: string
   /** app requests never count on the benchlist */
   app?: boolean
+  /** false: neither the response's latency nor a timeout feeds the adaptive timeout (Get -> Put); default true */
+  observeLatency?: boolean
 }
 
 export class RequestFailedError extends Error {
@@ -77,6 +81,11 @@ export class RequestTracker {
     return currentTimeoutMs(this.#timeout)
   }
 
+  /** the latency average the timeout derives from, ms */
+  get averageLatencyMs(): number {
+    return averageLatencyMs(this.#timeout)
+  }
+
   isBenched(nodeId: string, chainId: string): boolean {
     const ref = this.deps.benchlist(chainId)
     return ref !== undefined && isBenched(ref.getSnapshot().context.bench, nodeId, this.deps.now())
@@ -106,7 +115,7 @@ export class RequestTracker {
     const now = this.deps.now()
     if (outcome === 'timeout') {
       controller.abort()
-      this.#timeout = observeTimeout(this.#timeout, now, timeoutMs)
+      if (req.observeLatency !== false) this.#timeout = observeTimeout(this.#timeout, now, timeoutMs)
       if (!req.app) this.#record(req, 'bench.failure', now)
       throw new RequestFailedError('timeout', `${req.op} to ${req.nodeId} timed out after ${timeoutMs} ms`)
     }
@@ -114,7 +123,7 @@ export class RequestTracker {
       const why = outcome.error instanceof Error ? outcome.error.message : String(outcome.error)
       throw new RequestFailedError('failed', `${req.op} to ${req.nodeId} failed: ${why}`)
     }
-    this.#timeout = observeLatency(this.#timeout, now - sentAt, now)
+    if (req.observeLatency !== false) this.#timeout = observeLatency(this.#timeout, now - sentAt, now)
     if (!req.app) this.#record(req, 'bench.success', now)
     return outcome.value
   }

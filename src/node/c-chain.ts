@@ -10,6 +10,7 @@ import type { AskStatsSink } from '../actors/ask.js'
 import { chainAdminService, parseEvmLogLevel } from '../api/chain-admin/service.js'
 import { checkServiceNames, createEthApi, DEV_EXTRA_SERVICES, type EthApi } from '../api/eth/apis.js'
 import { createEthRpcRoute, createEthWsRoute, type EthWsRoute } from '../api/ethrpc/index.js'
+import { gateRoute } from '../api/http/gate.js'
 import type { Router } from '../api/http/router.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
 import { DEFAULT_ETH_APIS } from '../chains/evm/config/keys.js'
@@ -19,6 +20,7 @@ import { BlockProducer } from '../chains/evm/producer.js'
 import { evmPreset } from '../chains/evm/rules/presets.js'
 import type { ChainDb } from '../chains/evm/store/chain-store.js'
 import { EvmVm } from '../chains/evm/vm.js'
+import type { SigStore } from '../chains/snowman/evm-blocks.js'
 import type { NodeConfig } from '../config/node-config.js'
 import { SEMVER } from '../config/version.js'
 import type { Database } from '../db/open.js'
@@ -28,6 +30,8 @@ import type { LogManager } from '../log/logger.js'
 export interface CChain {
   readonly vm: EvmVm
   readonly config: EvmConfig
+  /** proposer signatures of accepted blocks (the chain's `proposer` sublevel) */
+  readonly sigs: SigStore
   /** where the chain's profiler writes (chain admin API) */
   readonly profileDir: string
   /** the chain actor's `produceBlocks` slot: starts a producer, returns its stop */
@@ -42,6 +46,8 @@ export interface RouteDeps {
   system: { get(id: string): AnyActorRef | undefined }
   askStats?: AskStatsSink
   onError?: (method: string, err: unknown) => void
+  /** false while the chain is not in normal operation: every route answers 503 (the reference's text) */
+  ready?: () => boolean
 }
 
 /** The chain admin API's profile directory: the reference's `<admin-api-dir>_coreth_performance_<alias>`, or
@@ -72,7 +78,7 @@ export async function openCChain(deps: {
     keyEncoding: 'view',
     valueEncoding: 'view',
   }) as unknown as ChainDb
-  const preset = evmPreset(nodeConfig.networkId, { dev: nodeConfig.dev })
+  const preset = evmPreset(nodeConfig.networkId, { dev: nodeConfig.dev || nodeConfig.devSpeed })
   const vm = await EvmVm.open({ db, preset, config, clientVersion: `v${SEMVER}` })
   const tip = vm.lastAccepted()
   log.info('C chain opened', {
@@ -91,8 +97,13 @@ export async function openCChain(deps: {
   const evictTimer = setInterval(() => vm.pool.evictExpired(), 60_000)
   evictTimer.unref()
 
+  const sigs = db.sublevel<Uint8Array, Uint8Array>('proposer', {
+    keyEncoding: 'view',
+    valueEncoding: 'view',
+  }) as unknown as SigStore
   return {
     vm,
+    sigs,
     config,
     profileDir: chainProfileDir(nodeConfig, config),
     startProducer() {
@@ -104,6 +115,7 @@ export async function openCChain(deps: {
     },
     registerRoutes(router, r) {
       const base = `bc/${r.chainId}`
+      const ready = r.ready ?? (() => true)
       const limits = {
         batchRequestLimit: config.batchRequestLimit,
         batchResponseMaxSize: config.batchResponseMaxSize,
@@ -111,9 +123,9 @@ export async function openCChain(deps: {
         httpBodyLimit: config.httpBodyLimit,
         log,
       }
-      router.addRoute(base, '/rpc', createEthRpcRoute({ methods: api.methods, ...limits }))
+      router.addRoute(base, '/rpc', gateRoute(createEthRpcRoute({ methods: api.methods, ...limits }), ready))
       ws = createEthWsRoute({ methods: api.methods, subscriptions: api.subscriptions, ...limits })
-      router.addRoute(base, '/ws', ws)
+      router.addRoute(base, '/ws', gateRoute(ws, ready))
       if (config.adminApiEnabled) {
         const admin = chainAdminService({
           profiler: () => r.system.get(SystemId.chainProfiler('C')),
@@ -121,13 +133,11 @@ export async function openCChain(deps: {
           vmConfig: () => evmConfigToVmConfig(config),
           ...(r.askStats === undefined ? {} : { askStats: r.askStats }),
         })
-        router.addRoute(base, '/admin', {
-          kind: 'jsonrpc',
-          endpoint: createJsonRpcEndpoint([admin], {
-            underscoreNames: true,
-            ...(r.onError === undefined ? {} : { onError: r.onError }),
-          }),
+        const endpoint = createJsonRpcEndpoint([admin], {
+          underscoreNames: true,
+          ...(r.onError === undefined ? {} : { onError: r.onError }),
         })
+        router.addRoute(base, '/admin', { kind: 'jsonrpc', endpoint, ready })
       }
     },
     async close() {

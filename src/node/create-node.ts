@@ -17,12 +17,15 @@ import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
 import { infoService } from '../api/info/service.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
 import { ChainRegistry } from '../chains/registry.js'
+import { SnowmanChain } from '../chains/snowman/chain.js'
+import { EvmBlocks } from '../chains/snowman/evm-blocks.js'
 import { EVM_ID, VmRegistry } from '../chains/vm-registry.js'
 import { chainIds } from '../config/chain-ids.js'
 import type { NodeConfig } from '../config/node-config.js'
 import { DATABASE_VERSION, SEMVER } from '../config/version.js'
 import { checkDatabaseVersion, type Database, openDatabase } from '../db/open.js'
 import { loadOrCreateSigner } from '../identity/bls.js'
+import { idFromString } from '../identity/ids.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
 import { Network } from '../network/network.js'
@@ -135,6 +138,16 @@ async function build(
   const inspector = config.inspect.enabled ? await startInspector(config.inspect.port, log) : undefined
   if (inspector) cleanups.push(() => inspector.stop())
 
+  // the chains' consensus needs the network, and the network needs the actor system: the chain actors wait for it
+  let markConsensusReady = (): void => undefined
+  const consensusReady = new Promise<void>((resolve) => {
+    markConsensusReady = resolve
+  })
+  let snowman: SnowmanChain | undefined
+  const inspect = (ev: InspectionEvent) => {
+    mailbox.observe(ev)
+    inspector?.inspect(ev)
+  }
   const logic = nodeMachine.provide({
     actors: {
       chain: chainMachine.provide({
@@ -142,6 +155,8 @@ async function build(
           validators,
           log: (alias) => logs.get(alias),
           startProducer: (alias) => (alias === cChain.alias ? c.startProducer() : undefined),
+          snowman: (alias) => (alias === cChain.alias ? snowman : undefined),
+          ready: consensusReady,
         }),
       }),
       profiler: profilerMachine.provide(profiler.implementation),
@@ -156,10 +171,7 @@ async function build(
       chains: chains.list().map(({ chainId, alias }) => ({ chainId, alias })),
       chainProfilers: c.config.adminApiEnabled ? [cChain.alias] : [],
     },
-    inspect: (ev: InspectionEvent) => {
-      mailbox.observe(ev)
-      inspector?.inspect(ev)
-    },
+    inspect,
   })
   actor.start()
   cleanups.push(() => {
@@ -183,6 +195,27 @@ async function build(
   })
   if (process.env.FIRN_TEST_PROTOCOLS === '1') logs.get('network').warn('test protocols on (FIRN_TEST_PROTOCOLS=1)')
   cleanups.push(() => network.close())
+
+  const chainIdBytes = idFromString(cChain.chainId)
+  const proposers = config.sybilProtection.enabled ? genesisValidators(config.networkId) : []
+  snowman = new SnowmanChain({
+    alias: cChain.alias,
+    chainId: cChain.chainId,
+    self: nodeId,
+    blocks: new EvmBlocks({ vm: c.vm, chainId: chainIdBytes, identity, proposers: () => proposers, sigs: c.sigs }),
+    router: network.chains,
+    peerEvents$: network.peerEvents$,
+    isBenched: (peer) => network.requests.isBenched(peer, cChain.chainId),
+    validators: () => validators.list(),
+    proposers: () => proposers,
+    params: config.snow,
+    frontierPollMs: config.frontierPollMs,
+    log: logs.get(cChain.alias),
+    inspect,
+  })
+  const cSnowman = snowman
+  cleanups.push(() => cSnowman.close())
+  markConsensusReady()
 
   const isChainBootstrapped = (chainId: string) => {
     const entry = chains.get(chainId)
@@ -232,7 +265,13 @@ async function build(
     })
     http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([admin], { onError }) })
   }
-  c.registerRoutes(http.router, { chainId: cChain.chainId, system: actor.system, askStats: mailbox, onError })
+  c.registerRoutes(http.router, {
+    chainId: cChain.chainId,
+    system: actor.system,
+    askStats: mailbox,
+    onError,
+    ready: () => isChainBootstrapped(cChain.chainId),
+  })
   registerDefaultAliases(http.router, chains)
 
   const bound = await http.listen()

@@ -16,7 +16,7 @@ export interface JsonRpcServeOptions {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-const NOT_BOOTSTRAPPED = 'API call rejected because chain is not done bootstrapping'
+export const NOT_BOOTSTRAPPED = 'API call rejected because chain is not done bootstrapping'
 
 function setPending(res: ServerResponse, pending: readonly string[]): void {
   for (let i = 0; i < pending.length; i += 2) res.setHeader(pending[i]!, pending[i + 1]!)

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createActor, fromCallback, fromPromise, initialTransition, transition, waitFor } from 'xstate'
 import {
+  type BootstrapOutput,
   type ChainEvent,
   type ChainInitResult,
   type ChainInput,
@@ -76,7 +77,7 @@ describe('chain machine (running)', () => {
     const logic = chainMachine.provide({
       actors: {
         initializeChain: fromPromise<ChainInitResult, ChainInput>(async () => ({ hasOtherValidators: true })),
-        bootstrapChain: fromPromise<void, ChainInput>(async () => undefined),
+        bootstrapChain: fromPromise<BootstrapOutput, ChainInput>(async () => ({ executed: 3 })),
         produceBlocks: fromCallback<ChainEvent, ChainInput>(({ input: chain }) => {
           production.push(`start ${chain.alias}`)
           return () => production.push(`stop ${chain.alias}`)
@@ -91,6 +92,21 @@ describe('chain machine (running)', () => {
     assert.deepEqual(production, ['start C'])
     actor.send({ type: 'chain.stop' })
     assert.deepEqual(production, ['start C', 'stop C'])
+    actor.stop()
+  })
+
+  it('a bootstrap that ends with an error leaves the chain failed, not in normalOp', async () => {
+    const logic = chainMachine.provide({
+      actors: {
+        initializeChain: fromPromise<ChainInitResult, ChainInput>(async () => ({ hasOtherValidators: true })),
+        bootstrapChain: fromPromise<BootstrapOutput, ChainInput>(async () => ({ executed: 2, error: 'conflict' })),
+        produceBlocks: fromCallback<ChainEvent, ChainInput>(() => undefined),
+      },
+    })
+    const actor = createActor(logic, { input }).start()
+    const s = await waitFor(actor, (x) => x.value === 'failed' || x.value === 'normalOp', { timeout: 5_000 })
+    assert.equal(s.value, 'failed')
+    assert.equal(s.context.error, 'conflict')
     actor.stop()
   })
 })

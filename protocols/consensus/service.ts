@@ -1,0 +1,29 @@
+/**
+ * `/firn/<networkId>/consensus/1`: PushQuery | PullQuery -> Chits, Get -> Put (reference consensus.md 3.8, 7.1).
+ * One exchange per query; the request and response bodies are one-of wrappers so one protocol carries all three
+ * pairs. The chain router (src/network/chain-router.ts) checks that a response matches its request.
+ */
+import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
+import { ConsensusMessage, type ConsensusRequest, type ConsensusResponse } from './consensus.js'
+
+export type { Chits, ConsensusRequest, ConsensusResponse, Get, PullQuery, PushQuery, Put } from './consensus.js'
+export { ConsensusMessage } from './consensus.js'
+
+export const CONSENSUS_PROTOCOL_NAME = 'consensus'
+export const consensusProtocol = (networkId: number): string => protocolId(networkId, CONSENSUS_PROTOCOL_NAME)
+
+/** Consensus queries arrive often and may each be answered late: more concurrent streams than the defaults. */
+export const CONSENSUS_MAX_STREAMS = 128
+
+export const consensusSpec: ExchangeSpec<ConsensusMessage, ConsensusRequest, ConsensusResponse> = {
+  name: CONSENSUS_PROTOCOL_NAME,
+  codec: ConsensusMessage,
+  requestOf: (m) => m.request,
+  responseOf: (m) => m.response,
+  wrapRequest: (request, requestId, deadlineMs) => ({ requestId, deadlineMs, request }),
+  wrapResponse: (response, requestId) => ({ requestId, deadlineMs: 0n, response }),
+}
+
+export type ConsensusService = ExchangeService<ConsensusMessage, ConsensusRequest, ConsensusResponse>
+
+export const consensusService = exchangeService(consensusSpec)
