@@ -189,12 +189,14 @@ async function waitServing(node: NetworkNode, pid: number): Promise<string> {
   throw new Error(`${node.name} did not serve within ${SERVE_TIMEOUT_MS / 1000} s; see ${node.logFile}`)
 }
 
-async function startNode(node: NetworkNode): Promise<void> {
+/** Starts ONE node of the layout (detached, pid in its pid file) and waits until it serves; returns its pid. */
+export async function startNode(node: NetworkNode): Promise<number> {
   await mkdir(node.dataDir, { recursive: true, mode: 0o750 })
   await rm(node.processFile, { force: true })
   const pid = spawnNode(node)
   await writeFile(node.pidFile, `${pid}\n`)
   await waitServing(node, pid)
+  return pid
 }
 
 async function peerCount(node: NetworkNode): Promise<string> {
@@ -275,7 +277,8 @@ export async function start(layout: NetworkLayout): Promise<number> {
   return 0
 }
 
-async function stopOne(node: NetworkNode, quiet: boolean): Promise<void> {
+/** SIGTERM one node of the layout, wait for it to exit (SIGKILL after 15 s), remove its pid file. */
+export async function stopOne(node: NetworkNode, quiet: boolean): Promise<void> {
   const pid = await readPid(node)
   if (pid !== undefined && (await isRunning(pid))) {
     try {

@@ -10,6 +10,7 @@ import type { Observable } from 'rxjs'
 import type { EthBackend, ResolvedBlock } from '../../api/eth/backend.js'
 import type { BlockSelector } from '../../api/eth/hexutil.js'
 import type { EvmConfig } from './config.js'
+import type { TxSource } from './exec/builder.js'
 import { type AcceptedEvent, EvmChainCore } from './exec/chain.js'
 import { createEvmCommon } from './exec/common.js'
 import type { ExecutedBlock } from './exec/executor.js'
@@ -233,8 +234,38 @@ export class EvmVm implements EthBackend {
         minDelayExcess: fields.minDelayExcess,
         extDataHash: fields.extDataHash,
       },
-      this.pool.orderedSource(fields.baseFee),
+      this.#withoutProcessed(parent.hash, this.pool.orderedSource(fields.baseFee)),
     )
+  }
+
+  /**
+   * The pool keeps txs until their block is accepted; a block built on a processing parent must not offer them
+   * again (their nonces are used on that branch, and a used nonce would drop the sender from the block).
+   */
+  #withoutProcessed(parentHash: Uint8Array, source: TxSource): TxSource {
+    const used = new Set<string>()
+    const { pending } = this.core.executor
+    for (
+      let b = pending.get(bytesToHex(parentHash));
+      b !== undefined;
+      b = pending.get(bytesToHex(b.header.parentHash))
+    ) {
+      for (const tx of b.txs) used.add(bytesToHex(tx.hash()))
+    }
+    if (used.size === 0) return source
+    return {
+      next() {
+        for (;;) {
+          const tx = source.next()
+          if (tx === undefined || !used.has(bytesToHex(tx.hash()))) return tx
+        }
+      },
+      skipSender: (sender) => source.skipSender(sender),
+      ...(source.included === undefined ? {} : { included: (tx: TypedTransaction) => source.included?.(tx) }),
+      ...(source.refused === undefined
+        ? {}
+        : { refused: (tx: TypedTransaction, reason: string) => source.refused?.(tx, reason) }),
+    }
   }
 
   /** Check a received block against its parent's rules, then execute it; it becomes processing. */

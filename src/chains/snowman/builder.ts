@@ -29,6 +29,8 @@ export class SlotBuilder {
   #timerAt = 0
   #sub: Subscription | undefined
   #stopped = true
+  /** a build came back empty: wait for a new tx or a new tip before trying again */
+  #idleUntilChange = false
   /** bumps on every reschedule: a computation that finishes after a newer one is dropped */
   #generation = 0
 
@@ -38,7 +40,10 @@ export class SlotBuilder {
 
   start(): void {
     this.#stopped = false
-    this.#sub = this.deps.vm.pendingTx$.subscribe(() => this.schedule())
+    this.#sub = this.deps.vm.pendingTx$.subscribe(() => {
+      this.#idleUntilChange = false
+      this.schedule()
+    })
     this.schedule()
   }
 
@@ -51,13 +56,21 @@ export class SlotBuilder {
 
   /** Recompute the wait: the preferred tip changed, a build came back, or txs arrived. */
   reschedule(): void {
+    this.#idleUntilChange = false
     clearTimeout(this.#timer)
     this.#timer = undefined
     this.schedule()
   }
 
+  /** The last build held no tx: nothing to do until a tx arrives or the tip moves. */
+  buildWasEmpty(): void {
+    this.#idleUntilChange = true
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+  }
+
   schedule(): void {
-    if (this.#stopped || this.#timer !== undefined || !this.deps.vm.hasPendingTxs()) return
+    if (this.#stopped || this.#idleUntilChange || this.#timer !== undefined || !this.deps.vm.hasPendingTxs()) return
     const generation = ++this.#generation
     void this.#nextTime().then((at) => {
       if (this.#stopped || generation !== this.#generation || this.#timer !== undefined) return

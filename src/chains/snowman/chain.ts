@@ -176,6 +176,7 @@ export class SnowmanChain {
       router: deps.router,
       log,
       onTipChanged: () => builder.reschedule(),
+      onBuildEmpty: () => builder.buildWasEmpty(),
     })
     const logic = engineMachine.provide({
       actions: { executeEffects: (_, params) => runner.run(params.effects) },

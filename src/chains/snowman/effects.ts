@@ -20,8 +20,10 @@ export interface EffectRunnerDeps {
   blocks: EvmBlocks
   router: Pick<ChainRouter, 'pushQuery' | 'pullQuery' | 'get'>
   log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>
-  /** after every accept and preference change: the builder recomputes its slot */
+  /** after every accept, preference change and built block: the builder recomputes its slot */
   onTipChanged: () => void
+  /** a build came back without a block (no tx fits, or my slot passed) */
+  onBuildEmpty: () => void
   /** after each accepted block */
   onAccepted?: (id: string) => void
 }
@@ -168,7 +170,8 @@ export class EffectRunner {
             block = undefined
           }
           this.#feed(block === undefined ? { type: 'buildFailed' } : { type: 'built', block })
-          if (block !== undefined) deps.log.debug('built block', { id: block.id, height: block.height })
+          if (block === undefined) return deps.onBuildEmpty()
+          deps.log.debug('built block', { id: block.id, height: block.height })
           deps.onTipChanged()
         })
         return
@@ -176,6 +179,7 @@ export class EffectRunner {
         this.#onLane('accept', async () => {
           await deps.blocks.accept(e.blockId)
           this.#accepted++
+          deps.log.debug('accepted block', { id: e.blockId, height: deps.blocks.lastAccepted().height })
           deps.onAccepted?.(e.blockId)
           deps.onTipChanged()
         })

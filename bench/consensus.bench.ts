@@ -1,0 +1,241 @@
+/**
+ * Snowman consensus on five real `firn --dev-speed` processes (scripts/network.ts layout, fresh temp dir, free
+ * base port in 27000..29990), newHeads subscribed over /ext/bc/C/ws on every node:
+ * - finality: BENCH_CONS_SAMPLES EWOQ transfers, one at a time, each sent to the next node in turn; latency from
+ *   the send until the block holding it was announced by ALL five nodes (its block number from a 5 ms receipt poll
+ *   on the sending node, the arrival times from the subscriptions); p50, p99, max (target p50 < 300 ms);
+ * - load: BENCH_CONS_TXS pre-signed transfers from 16 funded senders, sender s always to node s % 5,
+ *   BENCH_CONS_CONCURRENCY in flight; tx/s from the first send until the block with the last one reached every
+ *   node; blocks/s and txs per block;
+ * - fill: more transfers until the chain is BENCH_CONS_BLOCKS high (time and blocks/s reported);
+ * - bootstrap: stop node5, read its blocks from its LevelDB, wipe its database, restart it, time until
+ *   info.isBootstrapped C; blocks/s = blocks executed (its C.log 'bootstrapping' lines) / that time;
+ * - floor: after every node stopped, the same blocks verified + accepted in process on a fresh EvmVm with the
+ *   network's preset; ratio = bootstrap blocks/s / floor blocks/s (target >= 0.5).
+ * Prints one JSON object. Knobs: BENCH_CONS_SAMPLES (60), BENCH_CONS_TXS (3000), BENCH_CONS_CONCURRENCY (32),
+ * BENCH_CONS_BLOCKS (2000), BENCH_CONS_TIMEOUT_MS (180000 per wait), BENCH_CONS_KEEP (1: keep the temp dir).
+ */
+import '../src/runtime/polyfill.js'
+import { readFile, stat } from 'node:fs/promises'
+import { cpus, loadavg } from 'node:os'
+import { EWOQ_PRIVATE_KEY } from '../src/chains/evm/rules/presets.js'
+import { addressOf, benchKey, type SignedTx, signMany, signTx } from './lib/cchain-floor.js'
+import { latencyStats, RpcClient, round } from './lib/cchain-rpc.js'
+import { floorReplay, readAcceptedBlocks } from './lib/consensus-floor.js'
+import { HeadWatcher } from './lib/consensus-heads.js'
+import { countReceipts, pushRouted, receiptBlock, waitLanded } from './lib/consensus-load.js'
+import { BenchNetwork, infoCall } from './lib/consensus-net.js'
+
+const SAMPLES = Number(process.env.BENCH_CONS_SAMPLES ?? 60)
+const TXS = Number(process.env.BENCH_CONS_TXS ?? 3000)
+const CONCURRENCY = Number(process.env.BENCH_CONS_CONCURRENCY ?? 32)
+const TARGET_BLOCKS = Number(process.env.BENCH_CONS_BLOCKS ?? 2000)
+const TIMEOUT_MS = Number(process.env.BENCH_CONS_TIMEOUT_MS ?? 180_000)
+const KEEP = process.env.BENCH_CONS_KEEP === '1'
+const SENDERS = 16
+const STALL_MS = 2_000
+const SINK = '0x000000000000000000000000000000000000beef'
+const ALL = [0, 1, 2, 3, 4]
+const BOOT = 4
+
+const started = performance.now()
+const loadAtStart = loadavg().map((x) => round(x))
+const phases: Record<string, number> = {}
+let phaseAt = started
+function phase(name: string): void {
+  const now = performance.now()
+  phases[name] = round((now - phaseAt) / 1000)
+  phaseAt = now
+}
+
+const ewoqKey = Uint8Array.from(Buffer.from(EWOQ_PRIVATE_KEY, 'hex'))
+const keys = Array.from({ length: SENDERS }, (_, i) => benchKey(i))
+const pokeKey = benchKey(SENDERS)
+const nonces = keys.map(() => 0n)
+const bySender = (tx: SignedTx) => tx.sender % 5
+
+/** the next `count` transfers of the 16 senders, round robin, advancing the local nonces */
+function nextTransfers(count: number): SignedTx[] {
+  const txs = signMany(keys, count, nonces, (s) => ({
+    to: addressOf(keys[(s + 1) % SENDERS]!),
+    value: 1n,
+    gasLimit: 21_000n,
+  }))
+  for (const tx of txs) if (tx.nonce + 1n > nonces[tx.sender]!) nonces[tx.sender] = tx.nonce + 1n
+  return txs
+}
+
+const net = await BenchNetwork.create()
+const clients = ALL.map((i) => new RpcClient(net.rpcUrl(i), CONCURRENCY))
+let heads: HeadWatcher | undefined
+let output: Record<string, unknown> = {}
+let blocks: Uint8Array[] = []
+try {
+  await net.startAll(TIMEOUT_MS)
+  heads = await HeadWatcher.open(ALL.map((i) => net.wsUrl(i)))
+  const h = heads
+  phase('start')
+
+  // fund the senders and the poke key from EWOQ through node1
+  const landOpts = { timeoutMs: TIMEOUT_MS, stallMs: STALL_MS, pokeKey }
+  const ewoq = addressOf(ewoqKey)
+  let ewoqNonce = BigInt(await clients[0]!.call<string>('eth_getTransactionCount', [ewoq, 'pending']))
+  const funding = [...keys, pokeKey].map((k) =>
+    signTx(ewoqKey, 0, ewoqNonce++, { to: addressOf(k), value: 10n ** 22n, gasLimit: 21_000n }),
+  )
+  await pushRouted(clients, funding, 1, () => 0)
+  await waitLanded(clients[0]!, h, ALL, funding, landOpts)
+  phase('fund')
+
+  // 1. finality, one tx at a time
+  const lat: number[] = []
+  const local: number[] = []
+  for (let i = 0; i < SAMPLES; i++) {
+    const node = i % 5
+    const tx = signTx(ewoqKey, 0, ewoqNonce++, { to: SINK, value: 1n, gasLimit: 21_000n })
+    const t0 = performance.now()
+    await clients[node]!.call('eth_sendRawTransaction', [tx.raw])
+    const b = await receiptBlock(clients[node]!, tx.hash, TIMEOUT_MS)
+    for (;;) {
+      const at = h.everywhereAt(b)
+      if (at !== undefined) {
+        lat.push(at - t0)
+        local.push(h.heads[node]!.get(b)!.at - t0)
+        break
+      }
+      if (performance.now() - t0 > TIMEOUT_MS) throw new Error(`block ${b} not on every node within ${TIMEOUT_MS} ms`)
+      await h.next(100)
+    }
+  }
+  phase('finality')
+
+  // 2. throughput under load
+  const loadTxs = nextTransfers(TXS)
+  const before = Math.max(...ALL.map((i) => h.height(i)))
+  const t0 = performance.now()
+  const pushed = await pushRouted(clients, loadTxs, CONCURRENCY, bySender)
+  const sentSeconds = (performance.now() - t0) / 1000
+  const landed = await waitLanded(clients[0]!, h, ALL, loadTxs, landOpts)
+  const seconds = (landed.everywhereAt - t0) / 1000
+  const loadBlocks = landed.block - before
+  const verified = await countReceipts(
+    clients[0]!,
+    loadTxs.map((t) => t.hash),
+    before + 1,
+    landed.block,
+  )
+  phase('load')
+
+  // 3a. more blocks until the chain is TARGET_BLOCKS high
+  const fillFrom = Math.min(...ALL.map((i) => h.height(i)))
+  const f0 = performance.now()
+  let fillTxs = 0
+  let fillStalls = 0
+  while (Math.min(...ALL.map((i) => h.height(i))) < TARGET_BLOCKS) {
+    const batch = nextTransfers(SENDERS * 8)
+    fillTxs += batch.length
+    await pushRouted(clients, batch, CONCURRENCY, bySender)
+    fillStalls += (await waitLanded(clients[0]!, h, ALL, batch, landOpts)).stalls
+  }
+  const fillSeconds = (performance.now() - f0) / 1000
+  const fillTo = Math.min(...ALL.map((i) => h.height(i)))
+  const mismatched = h.mismatches(1, fillTo)
+  phase('fill')
+
+  // 3b. bootstrap node5 from scratch
+  await net.stop(BOOT)
+  blocks = await readAcceptedBlocks(net.dbPath(BOOT))
+  const height = blocks.length
+  await net.wipe(BOOT)
+  const logFrom = await stat(net.cLog(BOOT)).then(
+    (s) => s.size,
+    () => 0,
+  )
+  const b0 = performance.now()
+  await net.spawn(BOOT)
+  await net.waitServing(BOOT, TIMEOUT_MS)
+  const serveSeconds = (performance.now() - b0) / 1000
+  await net.waitBootstrapped(BOOT, TIMEOUT_MS, 20)
+  const bootSeconds = (performance.now() - b0) / 1000
+  const bootHeight = Number(await clients[BOOT]!.call<string>('eth_blockNumber'))
+  const progress = (await readFile(net.cLog(BOOT), 'utf8'))
+    .slice(logFrom)
+    .split('\n')
+    .filter((l) => l.includes('"msg":"bootstrapping"'))
+    .map((l) => JSON.parse(l) as { executed: number; fetched: number; phase: string; elapsedSeconds: number })
+  const executed = Math.max(0, ...progress.map((p) => p.executed))
+  const peers = await infoCall<{ numPeers: string }>(net.nodes[BOOT]!.httpPort, 'info.peers')
+  phase('bootstrap')
+
+  output = {
+    finality: {
+      what: 'ms from eth_sendRawTransaction (to node1..5 in turn) until the block holding the tx was announced over newHeads by all five nodes; one tx at a time',
+      ...latencyStats(lat),
+      sendingNodeP50Ms: latencyStats(local).p50Ms,
+      targetP50Ms: 300,
+    },
+    load: {
+      what: `${TXS} pre-signed transfers from ${SENDERS} senders (sender s to node s%5), ${CONCURRENCY} in flight; clock from the first send until the block with the last tx reached every node`,
+      txs: TXS,
+      seconds: round(seconds),
+      sendSeconds: round(sentSeconds),
+      txPerSec: Math.round(TXS / seconds),
+      blocks: loadBlocks,
+      blocksPerSec: round(loadBlocks / seconds),
+      txPerBlock: Math.round((TXS / Math.max(1, loadBlocks)) * 10) / 10,
+      sendErrors: pushed.errors,
+      ...(pushed.firstError ? { firstSendError: pushed.firstError } : {}),
+      receipts: verified.found,
+      failed: verified.failed,
+      stalls: landed.stalls,
+    },
+    fill: {
+      what: `batches of ${SENDERS * 8} transfers until every node is at height ${TARGET_BLOCKS}`,
+      fromHeight: fillFrom,
+      toHeight: fillTo,
+      txs: fillTxs,
+      seconds: round(fillSeconds),
+      blocksPerSec: round((fillTo - fillFrom) / fillSeconds),
+      stalls: fillStalls,
+      hashMismatchHeights: mismatched.length,
+    },
+    bootstrap: {
+      what: 'node5 stopped, its database wiped, restarted: s from spawn until info.isBootstrapped C; blocks/s = blocks executed (C.log) / that time',
+      height,
+      heightAfter: bootHeight,
+      executed,
+      serveSeconds: round(serveSeconds),
+      seconds: round(bootSeconds),
+      blocksPerSec: round(executed / bootSeconds),
+      blocksPerSecAfterServing: round(executed / (bootSeconds - serveSeconds)),
+      progressLines: progress.length,
+      peers: Number(peers?.numPeers ?? -1),
+    },
+  }
+} finally {
+  heads?.close()
+  for (const c of clients) c.close()
+  await net.close(KEEP)
+}
+phase('stop')
+
+// the floor, with no firn process running
+if (blocks.length > 0) {
+  const floor = await floorReplay(blocks)
+  const boot = output.bootstrap as { blocksPerSec: number }
+  output.floor = {
+    what: 'the same blocks, vm.verifyBlock(rlp) + vm.acceptBlock(hash) one by one on a fresh EvmVm (evmPreset(12345, { dev: true }), memory-level) in this process, after a 200-block warm-up',
+    ...floor,
+  }
+  output.bootstrapRatio = { ratio: round(boot.blocksPerSec / floor.blocksPerSec), target: 0.5 }
+  phase('floor')
+}
+output = {
+  bench: 'consensus',
+  network: { nodes: 5, flags: '--network-id=local --dev-speed', basePort: net.basePort },
+  machine: { cpus: cpus().length, loadAvgAtStart: loadAtStart },
+  ...output,
+  wallSeconds: round((performance.now() - started) / 1000),
+  phasesSeconds: phases,
+}
+process.stdout.write(`${JSON.stringify(output)}\n`)

@@ -1,0 +1,229 @@
+/**
+ * Snowman between five real `firn` validators (scripts/network.ts's layout on free ports in a temp dir), one shared
+ * network for the whole file, tests in order: 200 transfers round-robin agree everywhere; progress with one node
+ * down, none with two down, resumes when one returns; a node with an empty data dir bootstraps to a 500-block tip
+ * (503 on its C rpc meanwhile); a node SIGKILLed under load restarts and converges.
+ */
+import '../../src/runtime/polyfill.js'
+import assert from 'node:assert/strict'
+import { rm } from 'node:fs/promises'
+import { after, before, describe, it } from 'node:test'
+import {
+  type FiveNode,
+  FiveNodes,
+  hashes,
+  post,
+  Sender,
+  sleep,
+  waitHeight,
+  waitReceipts,
+} from '../helpers/five-nodes.js'
+
+const NOT_BOOTSTRAPPED_BODY = 'API call rejected because chain is not done bootstrapping\n'
+const SINK = `0x${'22'.repeat(20)}`
+
+/** Every node in `nodes` has the same block hash at every height 1..height. */
+async function assertSameChain(nodes: FiveNode[], height: number): Promise<void> {
+  const [first, ...rest] = await Promise.all(nodes.map((n) => hashes(n, height)))
+  assert.equal(first!.length, height)
+  assert.ok(!first!.includes('missing'), `${nodes[0]!.name} lacks a block below ${height}`)
+  for (const [i, other] of rest.entries()) {
+    for (let h = 0; h < height; h++) {
+      assert.equal(other[h], first![h], `${nodes[i + 1]!.name} and ${nodes[0]!.name} differ at height ${h + 1}`)
+    }
+  }
+}
+
+/** Tip height of the lowest node, after all of them have the given hashes' receipts. */
+async function minHeight(nodes: FiveNode[]): Promise<number> {
+  return Math.min(...(await Promise.all(nodes.map((n) => n.height()))))
+}
+
+/**
+ * Keeps `senders` busy until `done()`: each sends transfers to the nodes of `targets()` in turn with up to `window`
+ * of its own unconfirmed, waiting for the oldest one's receipt (on the node it went to) before sending more, so the
+ * mempools never run dry and blocks follow each other as fast as consensus allows. Returns every hash sent; the
+ * first error stops all senders and is rethrown.
+ */
+async function load(senders: Sender[], targets: () => FiveNode[], done: () => boolean, window = 4): Promise<string[]> {
+  const sent: string[] = []
+  let turn = 0
+  let failed = false
+  const results = await Promise.allSettled(
+    senders.map(async (s) => {
+      const inFlight: { node: FiveNode; hash: string }[] = []
+      try {
+        while (!done() && !failed) {
+          const list = targets()
+          const node = list[turn++ % list.length]!
+          const hash = await s.send(node, SINK)
+          sent.push(hash)
+          inFlight.push({ node, hash })
+          if (inFlight.length >= window) {
+            const oldest = inFlight.shift()!
+            await waitReceipts(oldest.node, [oldest.hash], 60_000)
+          }
+        }
+      } catch (err) {
+        failed = true
+        throw err
+      }
+    }),
+  )
+  for (const r of results) if (r.status === 'rejected') throw r.reason
+  return sent
+}
+
+describe('five-node Snowman consensus', { timeout: 900_000 }, () => {
+  let net: FiveNodes
+  const ewoq = Sender.ewoq()
+  const wallets = Array.from({ length: 10 }, () => Sender.random())
+
+  before(async () => {
+    net = await FiveNodes.create()
+    const t0 = Date.now()
+    await net.startAll()
+    console.log(`five nodes bootstrapped in ${Date.now() - t0} ms (${net.dir})`)
+    await ewoq.syncNonce(net.node(1))
+  })
+
+  after(async () => {
+    await net?.shutdown(process.env.FIRN_KEEP_NETWORK === '1')
+  })
+
+  it('200 transfers round-robin to the five nodes are accepted everywhere, with the same hash at every height', async () => {
+    const t0 = Date.now()
+    const sent: string[] = []
+    for (let i = 0; i < 200; i++) sent.push(await ewoq.send(net.nodes[i % 5]!, SINK))
+    await Promise.all(net.nodes.map((n) => waitReceipts(n, sent, 120_000)))
+    const tip = await minHeight(net.nodes)
+    assert.ok(tip >= 1)
+    await assertSameChain(net.nodes, tip)
+    // the receipts name the same block everywhere
+    for (const h of [sent[0]!, sent[99]!, sent[199]!]) {
+      const blocks = await Promise.all(net.nodes.map(async (n) => (await n.receipt(h))!.blockHash))
+      assert.equal(new Set(blocks).size, 1, `${h} in different blocks: ${blocks.join(', ')}`)
+    }
+    console.log(`200 transfers accepted on all five in ${Date.now() - t0} ms, tip ${tip}`)
+  })
+
+  it('one node down: progress; two down: none; one returns: progress and it catches up', async () => {
+    const t0 = Date.now()
+    await net.stop(5)
+    const four = net.nodes.slice(0, 4)
+    const sent: string[] = []
+    for (let i = 0; i < 10; i++) sent.push(await ewoq.send(four[i % 4]!, SINK))
+    await Promise.all(four.map((n) => waitReceipts(n, sent, 60_000)))
+    await assertSameChain(four, await minHeight(four))
+
+    await net.stop(4)
+    const three = net.nodes.slice(0, 3)
+    // let whatever was in flight settle, then note the heights
+    await sleep(1_000)
+    const before = await Promise.all(three.map((n) => n.height()))
+    const stuck = await ewoq.send(net.node(1), SINK)
+    await sleep(5_000)
+    const later = await Promise.all(three.map((n) => n.height()))
+    assert.deepEqual(later, before, 'a block was accepted with 3 of 5 validators')
+    for (const n of three) assert.equal(await n.receipt(stuck), null, `${n.name} accepted a tx with 3 of 5 up`)
+
+    await net.start(4)
+    await net.waitBootstrapped(4)
+    await Promise.all(four.map((n) => waitReceipts(n, [stuck], 60_000)))
+    const tip = await minHeight(four)
+    assert.ok(tip > Math.max(...before))
+    await assertSameChain(four, tip)
+    console.log(`down/up scenario in ${Date.now() - t0} ms`)
+  })
+
+  it('a node with an empty data dir bootstraps to a 500-block tip; 503 until then, same hash and state root', async () => {
+    const t0 = Date.now()
+    // node5 is still down from the previous test; give it an empty data dir
+    await rm(net.node(5).layout.dataDir, { recursive: true, force: true })
+    const four = net.nodes.slice(0, 4)
+    // fund ten wallets from ewoq, then keep them all sending so blocks follow each other
+    const funding = []
+    for (const w of wallets) funding.push(await ewoq.send(net.node(1), w.address, 10n ** 18n))
+    await Promise.all(four.map((n) => waitReceipts(n, funding)))
+    const start = await net.node(1).height()
+    const target = start + 500
+    let reached = false
+    const watcher = (async () => {
+      while (!reached) {
+        reached = (await net.node(1).height()) >= target
+        if (!reached) await sleep(200)
+      }
+    })()
+    await load(
+      wallets,
+      () => four,
+      () => reached,
+    )
+    await watcher
+    const produced = Date.now() - t0
+    const tip = await minHeight(four)
+    console.log(`produced ${tip - start} blocks (to ${tip}) with 4 nodes in ${produced} ms`)
+
+    const late = net.node(5)
+    const t1 = Date.now()
+    await net.start(5)
+    let saw503 = false
+    let polls = 0
+    for (;;) {
+      polls++
+      const boot = await late.isBootstrapped()
+      if (boot) break
+      const reply = await post(late.rpcUrl, 'eth_blockNumber', [])
+      if (reply.status === 503) {
+        assert.equal(reply.text, NOT_BOOTSTRAPPED_BODY)
+        saw503 = true
+      } else {
+        // bootstrapped between the two calls: the chain answers
+        assert.equal(reply.status, 200, reply.text)
+        assert.ok(await late.isBootstrapped(), `C rpc answered ${reply.status} while not bootstrapped`)
+        break
+      }
+      assert.ok(Date.now() - t1 < 180_000, `${late.name} not bootstrapped after 180 s\n${await late.logs()}`)
+      await sleep(50)
+    }
+    const lateHeight = await late.height()
+    console.log(`node5 bootstrapped in ${Date.now() - t1} ms to ${lateHeight} (saw 503: ${saw503}, ${polls} polls)`)
+    assert.ok(lateHeight >= tip, `bootstrapped at ${lateHeight}, below the tip ${tip} seen when it started`)
+    const common = Math.min(lateHeight, await minHeight(four))
+    const blocks = await Promise.all(net.nodes.map((n) => n.block(common)))
+    for (const b of blocks) {
+      assert.equal(b?.hash, blocks[0]!.hash)
+      assert.equal(b?.stateRoot, blocks[0]!.stateRoot)
+    }
+    await assertSameChain(net.nodes, common)
+  })
+
+  it('a node SIGKILLed under load restarts and converges; txs after the restart are accepted', async () => {
+    const t0 = Date.now()
+    const victim = net.node(2)
+    const killed = false
+    let stopLoad = false
+    const others = net.nodes.filter((n) => n !== victim)
+    const loading = load(
+      wallets,
+      () => (killed ? others : net.nodes),
+      () => stopLoad,
+    )
+    const from = await net.node(1).height()
+    await waitHeight([net.node(1)], from + 20, 60_000)
+    await net.kill(2)
+    await waitHeight([net.node(1)], from + 40, 60_000)
+    stopLoad = true
+    await loading
+
+    await net.start(2)
+    await net.waitBootstrapped(2)
+    const afterRestart: string[] = []
+    for (let i = 0; i < 10; i++) afterRestart.push(await ewoq.send(net.nodes[i % 5]!, SINK))
+    afterRestart.push(await ewoq.send(victim, SINK))
+    await Promise.all(net.nodes.map((n) => waitReceipts(n, afterRestart, 60_000)))
+    const tip = await minHeight(net.nodes)
+    await assertSameChain(net.nodes, tip)
+    console.log(`SIGKILL scenario in ${Date.now() - t0} ms, tip ${tip}`)
+  })
+})
