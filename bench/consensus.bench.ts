@@ -13,7 +13,7 @@
  * - floor: after every node stopped, the same blocks verified + accepted in process on a fresh EvmVm with the
  *   network's preset; ratio = bootstrap blocks/s / floor blocks/s (target >= 0.5).
  * Prints one JSON object. Knobs: BENCH_CONS_SAMPLES (60), BENCH_CONS_TXS (3000), BENCH_CONS_CONCURRENCY (32),
- * BENCH_CONS_BLOCKS (2000), BENCH_CONS_TIMEOUT_MS (180000 per wait), BENCH_CONS_KEEP (1: keep the temp dir).
+ * BENCH_CONS_BLOCKS (2000), BENCH_CONS_FILL_MS (240000: the fill stops there, short of the height), BENCH_CONS_TIMEOUT_MS (180000 per wait), BENCH_CONS_KEEP (1: keep the temp dir).
  */
 import '../src/runtime/polyfill.js'
 import { readFile, stat } from 'node:fs/promises'
@@ -30,6 +30,7 @@ const SAMPLES = Number(process.env.BENCH_CONS_SAMPLES ?? 60)
 const TXS = Number(process.env.BENCH_CONS_TXS ?? 3000)
 const CONCURRENCY = Number(process.env.BENCH_CONS_CONCURRENCY ?? 32)
 const TARGET_BLOCKS = Number(process.env.BENCH_CONS_BLOCKS ?? 2000)
+const FILL_MS = Number(process.env.BENCH_CONS_FILL_MS ?? 240_000)
 const TIMEOUT_MS = Number(process.env.BENCH_CONS_TIMEOUT_MS ?? 180_000)
 const KEEP = process.env.BENCH_CONS_KEEP === '1'
 const SENDERS = 16
@@ -131,12 +132,17 @@ try {
   const f0 = performance.now()
   let fillTxs = 0
   let fillStalls = 0
-  while (Math.min(...ALL.map((i) => h.height(i))) < TARGET_BLOCKS) {
+  let prev: SignedTx[] | undefined
+  const low = () => Math.min(...ALL.map((i) => h.height(i)))
+  // two batches in flight: push the next one, then wait for the previous one to land everywhere
+  while (low() < TARGET_BLOCKS && performance.now() - f0 < FILL_MS) {
     const batch = nextTransfers(SENDERS * 8)
     fillTxs += batch.length
     await pushRouted(clients, batch, CONCURRENCY, bySender)
-    fillStalls += (await waitLanded(clients[0]!, h, ALL, batch, landOpts)).stalls
+    if (prev !== undefined) fillStalls += (await waitLanded(clients[0]!, h, ALL, prev, landOpts)).stalls
+    prev = batch
   }
+  if (prev !== undefined) fillStalls += (await waitLanded(clients[0]!, h, ALL, prev, landOpts)).stalls
   const fillSeconds = (performance.now() - f0) / 1000
   const fillTo = Math.min(...ALL.map((i) => h.height(i)))
   const mismatched = h.mismatches(1, fillTo)
@@ -162,8 +168,11 @@ try {
     .slice(logFrom)
     .split('\n')
     .filter((l) => l.includes('"msg":"bootstrapping"'))
-    .map((l) => JSON.parse(l) as { executed: number; fetched: number; phase: string; elapsedSeconds: number })
+    .map((l) => JSON.parse(l) as { timestamp: string; executed: number })
   const executed = Math.max(0, ...progress.map((p) => p.executed))
+  // the node's own view: executed blocks over the time between its first and last progress line
+  const logSpan =
+    progress.length < 2 ? 0 : (Date.parse(progress.at(-1)!.timestamp) - Date.parse(progress[0]!.timestamp)) / 1000
   const peers = await infoCall<{ numPeers: string }>(net.nodes[BOOT]!.httpPort, 'info.peers')
   phase('bootstrap')
 
@@ -187,16 +196,17 @@ try {
       ...(pushed.firstError ? { firstSendError: pushed.firstError } : {}),
       receipts: verified.found,
       failed: verified.failed,
-      stalls: landed.stalls,
+      quietPokes: landed.stalls,
     },
     fill: {
       what: `batches of ${SENDERS * 8} transfers until every node is at height ${TARGET_BLOCKS}`,
       fromHeight: fillFrom,
       toHeight: fillTo,
+      reachedTarget: fillTo >= TARGET_BLOCKS,
       txs: fillTxs,
       seconds: round(fillSeconds),
       blocksPerSec: round((fillTo - fillFrom) / fillSeconds),
-      stalls: fillStalls,
+      quietPokes: fillStalls,
       hashMismatchHeights: mismatched.length,
     },
     bootstrap: {
@@ -209,6 +219,7 @@ try {
       blocksPerSec: round(executed / bootSeconds),
       blocksPerSecAfterServing: round(executed / (bootSeconds - serveSeconds)),
       progressLines: progress.length,
+      blocksPerSecBetweenProgressLines: logSpan > 0 ? round(executed / logSpan) : null,
       peers: Number(peers?.numPeers ?? -1),
     },
   }

@@ -77,9 +77,7 @@ export async function waitLanded(
     else if (now - quietSince >= o.stallMs) {
       stalls++
       quietSince = now
-      const from = addressOf(o.pokeKey)
-      const nonce = BigInt(await client.call<string>('eth_getTransactionCount', [from, 'pending']))
-      await client.call('eth_sendRawTransaction', [signTx(o.pokeKey, 0, nonce, { to: from, gasLimit: 21_000n }).raw])
+      await poke(client, o.pokeKey)
     }
     if (now > deadline) throw new Error(`${left.length} senders short of their last tx after ${o.timeoutMs} ms`)
   }
@@ -93,6 +91,17 @@ export async function waitLanded(
     if (at !== undefined) return { block, everywhereAt: at, stalls }
     if (performance.now() > deadline) throw new Error(`block ${block} not announced by every node in time`)
     await heads.next(100)
+  }
+}
+
+/** A 0-value self-transfer from `key`; failures (e.g. the key not funded yet) are ignored. */
+async function poke(client: RpcClient, key: Uint8Array): Promise<void> {
+  try {
+    const from = addressOf(key)
+    const nonce = BigInt(await client.call<string>('eth_getTransactionCount', [from, 'pending']))
+    await client.call('eth_sendRawTransaction', [signTx(key, 0, nonce, { to: from, gasLimit: 21_000n }).raw])
+  } catch {
+    // a poke is only a nudge
   }
 }
 

@@ -32,7 +32,7 @@ export interface ProtocolRegistrar {
 
 /** The part of libp2p's ConnectionManager a service uses. */
 export interface StreamOpener {
-  openStream(peer: PeerId, protocol: string, options?: AbortOptions): Promise<Stream>
+  openStream(peer: PeerId, protocol: string, options?: AbortOptions & { negotiateFully?: boolean }): Promise<Stream>
 }
 
 export interface ExchangeComponents {
@@ -226,7 +226,11 @@ export class ExchangeService<Env extends Envelope, Req, Res> implements Startabl
     const onAbort = (): void => stream?.abort(signal.reason)
     signal.addEventListener('abort', onAbort, { once: true })
     try {
-      const opening = this.components.connectionManager.openStream(peer, this.protocol, { signal })
+      // the protocol name goes out with the request (no round trip of its own): one protocol, nothing to choose
+      const opening = this.components.connectionManager.openStream(peer, this.protocol, {
+        signal,
+        negotiateFully: false,
+      })
       // a stream that opens after the deadline is reset at once
       opening.then(
         (late) => signal.aborted && late.abort(signal.reason),

@@ -142,7 +142,7 @@ describe('five-node Snowman consensus', { timeout: 900_000 }, () => {
     await rm(net.node(5).layout.dataDir, { recursive: true, force: true })
     const four = net.nodes.slice(0, 4)
     // fund ten wallets from ewoq, then keep them all sending so blocks follow each other
-    const funding = []
+    const funding: string[] = []
     for (const w of wallets) funding.push(await ewoq.send(net.node(1), w.address, 10n ** 18n))
     await Promise.all(four.map((n) => waitReceipts(n, funding)))
     const start = await net.node(1).height()
