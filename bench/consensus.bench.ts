@@ -23,7 +23,7 @@ import { addressOf, benchKey, type SignedTx, signMany, signTx } from './lib/ccha
 import { latencyStats, RpcClient, round } from './lib/cchain-rpc.js'
 import { floorReplay, readAcceptedBlocks } from './lib/consensus-floor.js'
 import { HeadWatcher } from './lib/consensus-heads.js'
-import { countReceipts, pushRouted, receiptBlock, waitLanded } from './lib/consensus-load.js'
+import { countReceipts, NotLanded, pushRouted, receiptBlock, stuckReport, waitLanded } from './lib/consensus-load.js'
 import { BenchNetwork, infoCall } from './lib/consensus-net.js'
 
 const SAMPLES = Number(process.env.BENCH_CONS_SAMPLES ?? 60)
@@ -79,6 +79,7 @@ try {
 
   // fund the senders and the poke key from EWOQ through node1
   const landOpts = { timeoutMs: TIMEOUT_MS, stallMs: STALL_MS, pokeKey }
+  const fillOpts = { ...landOpts, timeoutMs: Math.min(TIMEOUT_MS, 60_000) }
   const ewoq = addressOf(ewoqKey)
   let ewoqNonce = BigInt(await clients[0]!.call<string>('eth_getTransactionCount', [ewoq, 'pending']))
   const funding = [...keys, pokeKey].map((k) =>
@@ -135,14 +136,22 @@ try {
   let prev: SignedTx[] | undefined
   const low = () => Math.min(...ALL.map((i) => h.height(i)))
   // two batches in flight: push the next one, then wait for the previous one to land everywhere
-  while (low() < TARGET_BLOCKS && performance.now() - f0 < FILL_MS) {
-    const batch = nextTransfers(SENDERS * 8)
-    fillTxs += batch.length
-    await pushRouted(clients, batch, CONCURRENCY, bySender)
-    if (prev !== undefined) fillStalls += (await waitLanded(clients[0]!, h, ALL, prev, landOpts)).stalls
-    prev = batch
+  let fillError: string | undefined
+  let stuck: unknown[] | undefined
+  try {
+    while (low() < TARGET_BLOCKS && performance.now() - f0 < FILL_MS) {
+      const batch = nextTransfers(SENDERS * 8)
+      fillTxs += batch.length
+      await pushRouted(clients, batch, CONCURRENCY, bySender)
+      if (prev !== undefined) fillStalls += (await waitLanded(clients[0]!, h, ALL, prev, fillOpts)).stalls
+      prev = batch
+    }
+    if (prev !== undefined) fillStalls += (await waitLanded(clients[0]!, h, ALL, prev, fillOpts)).stalls
+  } catch (err) {
+    // keep going: bootstrap what the network accepted so far, and say why the fill stopped
+    fillError = (err as Error).message
+    if (err instanceof NotLanded) stuck = await stuckReport(clients, err.stuck)
   }
-  if (prev !== undefined) fillStalls += (await waitLanded(clients[0]!, h, ALL, prev, landOpts)).stalls
   const fillSeconds = (performance.now() - f0) / 1000
   const fillTo = Math.min(...ALL.map((i) => h.height(i)))
   const mismatched = h.mismatches(1, fillTo)
@@ -208,6 +217,7 @@ try {
       blocksPerSec: round((fillTo - fillFrom) / fillSeconds),
       quietPokes: fillStalls,
       hashMismatchHeights: mismatched.length,
+      ...(fillError === undefined ? {} : { error: fillError, stuck, stuckFormat: 'per node: latest/pending nonce' }),
     },
     bootstrap: {
       what: 'node5 stopped, its database wiped, restarted: s from spawn until info.isBootstrapped C; blocks/s = blocks executed (C.log) / that time',

@@ -32,6 +32,32 @@ export async function pushRouted(
   return out
 }
 
+/** Some senders' last txs were not accepted in time; `stuck` are those txs. */
+export class NotLanded extends Error {
+  constructor(
+    readonly stuck: SignedTx[],
+    timeoutMs: number,
+  ) {
+    super(`${stuck.length} senders short of their last tx after ${timeoutMs} ms`)
+  }
+}
+
+/** For each stuck tx: its sender, nonce, and every node's latest/pending nonce for the sender. */
+export async function stuckReport(clients: RpcClient[], stuck: SignedTx[]): Promise<unknown[]> {
+  return Promise.all(
+    stuck.map(async (tx) => ({
+      sender: tx.sender,
+      nonce: Number(tx.nonce),
+      nodes: await Promise.all(
+        clients.map(async (c) => {
+          const q = (tag: string) => c.call<string>('eth_getTransactionCount', [tx.from, tag]).then(Number, () => -1)
+          return `${await q('latest')}/${await q('pending')}`
+        }),
+      ),
+    })),
+  )
+}
+
 export interface Landed {
   /** highest block holding one of the txs */
   block: number
@@ -79,7 +105,7 @@ export async function waitLanded(
       quietSince = now
       await poke(client, o.pokeKey)
     }
-    if (now > deadline) throw new Error(`${left.length} senders short of their last tx after ${o.timeoutMs} ms`)
+    if (now > deadline) throw new NotLanded(left, o.timeoutMs)
   }
   const receipts = await Promise.all(
     [...last.values()].map((tx) => client.call<Receipt | null>('eth_getTransactionReceipt', [tx.hash])),

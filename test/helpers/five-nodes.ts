@@ -4,7 +4,7 @@
  * sign and send EVM transfers, read receipts, heights and blocks. `shutdown()` stops every process the handle
  * started (SIGKILL for stragglers) and removes the data; register it with `after`.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -153,6 +153,13 @@ export class FiveNodes {
   /** Starts node `index` (1..5) and waits until it serves HTTP (not until it is bootstrapped). */
   async start(index: number): Promise<void> {
     const n = this.node(index)
+    // FIRN_TEST_C_LOG_LEVEL=debug: the C chain's log at that level (its config file), for chasing a failure
+    const level = process.env.FIRN_TEST_C_LOG_LEVEL
+    if (level !== undefined && level !== '') {
+      const dir = join(n.layout.dataDir, 'configs', 'chains', 'C')
+      await mkdir(dir, { recursive: true })
+      await writeFile(join(dir, 'config.json'), JSON.stringify({ 'log-level': level }))
+    }
     n.pid = await startNode(n.layout)
     this.started.add(n.pid)
   }

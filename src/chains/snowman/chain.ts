@@ -10,6 +10,7 @@ import { createActor, type InspectionEvent } from 'xstate'
 import { answerGetAccepted, collectAncestors } from '../../../actors/consensus/bootstrap.js'
 import { createBootstrapActors } from '../../../actors/consensus/bootstrapper.io.js'
 import { bootstrapperMachine, progressOf } from '../../../actors/consensus/bootstrapper.machine.js'
+import type { EngineSnapshot } from '../../../actors/consensus/engine.js'
 import { engineMachine } from '../../../actors/consensus/engine.machine.js'
 import type { SnowParams } from '../../../actors/consensus/params.js'
 import type { Weighted } from '../../../actors/consensus/types.js'
@@ -205,8 +206,10 @@ export class SnowmanChain {
     })
     builder.start()
     this.gossiper.start()
+    const watch = this.#watchProgress(() => engine?.getSnapshot().context.summary)
     log.info('consensus started', { lastAccepted: blocks.lastAccepted(), validators: deps.validators().length })
     return () => {
+      clearInterval(watch)
       sub.unsubscribe()
       this.gossiper.stop()
       builder.stop()
@@ -220,6 +223,41 @@ export class SnowmanChain {
       }
       engine = undefined
     }
+  }
+
+  /**
+   * Every 2 s: while blocks are processing and none was accepted since the last look, the engine's summary goes to
+   * the debug log; past --snow-max-time-processing without an accepted block, a warning (the reference's health
+   * rule).
+   */
+  #watchProgress(summary: () => EngineSnapshot | undefined): NodeJS.Timeout {
+    const { log, params } = this.deps
+    let lastHeight = -1
+    let since = this.#now()
+    let warned = false
+    const timer = setInterval(() => {
+      const s = summary()
+      if (s === undefined) return
+      const now = this.#now()
+      if (s.lastAccepted.height !== lastHeight || s.numProcessing === 0) {
+        lastHeight = s.lastAccepted.height
+        since = now
+        warned = false
+        return
+      }
+      log.debug('consensus waiting', { ...s, stalledMs: now - since })
+      if (!warned && now - since >= params.maxItemProcessingTimeMs) {
+        warned = true
+        log.warn('no block accepted while blocks are processing', {
+          stalledSeconds: Math.round((now - since) / 1000),
+          lastAccepted: s.lastAccepted,
+          numProcessing: s.numProcessing,
+          preference: s.preference,
+        })
+      }
+    }, 2_000)
+    timer.unref()
+    return timer
   }
 
   close(): void {

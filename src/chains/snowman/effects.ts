@@ -8,7 +8,7 @@ import type { EngineEffect, EngineInput } from '../../../actors/consensus/engine
 import type { Chits } from '../../../actors/consensus/types.js'
 import type { Logger } from '../../log/logger.js'
 import type { ChainRouter } from '../../network/chain-router.js'
-import type { EvmBlocks } from './evm-blocks.js'
+import type { BuildResult, EvmBlocks } from './evm-blocks.js'
 
 export interface EngineSink {
   send(input: EngineInput): void
@@ -162,16 +162,20 @@ export class EffectRunner {
         return
       case 'build':
         this.#onLane('build', async () => {
-          let block: Awaited<ReturnType<EvmBlocks['build']>>
+          let result: BuildResult
           try {
-            block = await deps.blocks.build()
+            result = await deps.blocks.build()
           } catch (err) {
             deps.log.warn('block build failed', { err: err instanceof Error ? err.message : String(err) })
-            block = undefined
+            result = { kind: 'empty' }
           }
-          this.#feed(block === undefined ? { type: 'buildFailed' } : { type: 'built', block })
-          if (block === undefined) return deps.onBuildEmpty()
-          deps.log.debug('built block', { id: block.id, height: block.height })
+          if (result.kind !== 'built') {
+            this.#feed({ type: 'buildFailed' })
+            // no tx fits: wait for a new one; my slot passed: wait for my next slot
+            return result.kind === 'empty' ? deps.onBuildEmpty() : deps.onTipChanged()
+          }
+          this.#feed({ type: 'built', block: result.block })
+          deps.log.debug('built block', { id: result.block.id, height: result.block.height })
           deps.onTipChanged()
         })
         return

@@ -32,6 +32,9 @@ export interface EvmBlocksDeps {
   now?: () => number
 }
 
+/** A build: a signed block, no tx to put in one, or my slot passed while building (try at my next slot). */
+export type BuildResult = { kind: 'built'; block: EngineBlock } | { kind: 'empty' } | { kind: 'notMySlot' }
+
 interface Parsed extends EngineBlock {
   signed: SignedBlock
   signer: string | undefined
@@ -103,10 +106,10 @@ export class EvmBlocks {
   }
 
   /**
-   * Build on the preferred block and sign it. Undefined (and the block dropped) when it holds no tx or when the
-   * block's time no longer falls in one of my slots.
+   * Build on the preferred block and sign it. The block is dropped when it holds no tx, or when its time no longer
+   * falls in one of my slots.
    */
-  async build(): Promise<EngineBlock | undefined> {
+  async build(): Promise<BuildResult> {
     const { vm } = this.deps
     const built = await vm.buildBlock()
     const id = bytesToHex(built.hash)
@@ -120,7 +123,7 @@ export class EvmBlocks {
         null
     if (built.txs.length === 0 || !mine) {
       await vm.rejectBlock(built.hash)
-      return undefined
+      return { kind: built.txs.length === 0 ? 'empty' : 'notMySlot' }
     }
     const signed: SignedBlock =
       proposers.length === 0
@@ -129,11 +132,14 @@ export class EvmBlocks {
     const bytes = encodeSignedBlock(signed)
     this.#containers.set(id, bytes)
     return {
-      id,
-      parentId: bytesToHex(built.header.parentHash),
-      height: Number(built.header.number),
-      timestampMs: ts,
-      bytes,
+      kind: 'built',
+      block: {
+        id,
+        parentId: bytesToHex(built.header.parentHash),
+        height: Number(built.header.number),
+        timestampMs: ts,
+        bytes,
+      },
     }
   }
 

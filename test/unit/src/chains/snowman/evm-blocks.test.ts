@@ -82,9 +82,10 @@ describe('EvmBlocks: signed blocks and proposer windows', () => {
     // the proposer builds and signs; the other node, not the slot's proposer, builds nothing
     await a.chain.vm.submitTransaction(await a.chain.signTransfer())
     await b.chain.vm.submitTransaction(await b.chain.signTransfer())
-    const built = await a.blocks.build()
-    assert.ok(built !== undefined)
-    assert.equal(await b.blocks.build(), undefined)
+    const result = await a.blocks.build()
+    assert.ok(result.kind === 'built')
+    const built = result.block
+    assert.deepEqual(await b.blocks.build(), { kind: 'notMySlot' })
     const parsed = b.blocks.parse(built.bytes)
     assert.equal(parsed?.id, built.id)
     assert.equal(parsed?.height, 1)
@@ -118,8 +119,9 @@ describe('EvmBlocks: signed blocks and proposer windows', () => {
     const proposer = expectedProposer(validators, chainId, 1n, slotOf(parentTs, clock))!
     const a = await open(proposer)
     await a.chain.vm.submitTransaction(await a.chain.signTransfer())
-    const first = await a.blocks.build()
-    assert.ok(first !== undefined)
+    const result = await a.blocks.build()
+    assert.ok(result.kind === 'built')
+    const first = result.block
     a.blocks.setPreference(first.id)
     await a.chain.vm.submitTransaction(await a.chain.signTransfer({ nonce: 1n }))
     // move to the slot of whoever proposes height 2, and build as that node would: here, check the VM directly
