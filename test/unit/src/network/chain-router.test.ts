@@ -22,12 +22,12 @@ import type { Database } from '../../../../src/db/open.js'
 import { newSigner } from '../../../../src/identity/bls.js'
 import { idToString } from '../../../../src/identity/ids.js'
 import { newStakingIdentity, type StakingIdentity } from '../../../../src/identity/staking.js'
-import type { Logger } from '../../../../src/log/logger.js'
 import { createHost, type Host } from '../../../../src/network/host.js'
 import { AppRequestError, type ChainHandlers, Network, type PeerEvent } from '../../../../src/network/network.js'
 import { PeerTable } from '../../../../src/network/peer-table.js'
 import { RequestFailedError } from '../../../../src/network/request-tracker.js'
 import { ValidatorSet } from '../../../../src/network/validators.js'
+import { captureLog } from '../../../helpers/capture-log.js'
 import { deferred } from '../../../helpers/deferred.js'
 import { loopbackNetworkConfig } from '../../../helpers/network-config.js'
 
@@ -48,23 +48,6 @@ function plain(x: unknown): unknown {
 const same = (actual: unknown, expected: unknown, message?: string): void =>
   assert.deepEqual(plain(actual), plain(expected), message)
 
-function quietLog(): { log: Logger; lines: string[] } {
-  const lines: string[] = []
-  const at = (level: string) => (msg: string) => {
-    lines.push(`${level} ${msg}`)
-  }
-  const log = {
-    verbo: at('VERBO'),
-    debug: at('DEBUG'),
-    trace: at('TRACE'),
-    info: at('INFO'),
-    warn: at('WARN'),
-    error: at('ERROR'),
-    fatal: at('FATAL'),
-  } as unknown as Logger
-  return { log, lines }
-}
-
 async function node(identity: StakingIdentity, bootstrap?: { ip: string; id: string }) {
   const peers = new PeerTable()
   const db = new MemoryLevel({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Database
@@ -77,7 +60,7 @@ async function node(identity: StakingIdentity, bootstrap?: { ip: string; id: str
     connectedPeers: () => peers.nodeIds(),
   })
   const actor = createActor(networkMachine, { systemId: SystemId.Network }).start()
-  const { log, lines } = quietLog()
+  const { log, lines } = captureLog()
   const network = await Network.start({
     config: loopbackNetworkConfig({
       networkId: NETWORK_ID,

@@ -14,10 +14,10 @@ import type { Database } from '../../../../src/db/open.js'
 import { Sublevel } from '../../../../src/db/sublevels.js'
 import { newSigner } from '../../../../src/identity/bls.js'
 import { newStakingIdentity, type StakingIdentity } from '../../../../src/identity/staking.js'
-import type { Logger } from '../../../../src/log/logger.js'
 import { addrOf, ipBytes, multiaddrText, Network, nextBackoff, REDIAL_MAX_MS } from '../../../../src/network/network.js'
 import { PeerTable } from '../../../../src/network/peer-table.js'
 import { ValidatorSet } from '../../../../src/network/validators.js'
+import { captureLog } from '../../../helpers/capture-log.js'
 import { loopbackNetworkConfig } from '../../../helpers/network-config.js'
 
 describe('network helpers', () => {
@@ -61,32 +61,6 @@ describe('network helpers', () => {
   })
 })
 
-interface Lines {
-  log: Logger
-  lines: string[]
-}
-
-function capture(): Lines {
-  const lines: string[] = []
-  const at =
-    (level: string) =>
-    (msg: string, fields?: Record<string, unknown>): void => {
-      lines.push(
-        `${level} ${msg} ${fields ? JSON.stringify(fields, (_, v) => (typeof v === 'bigint' ? String(v) : v)) : ''}`,
-      )
-    }
-  const log = {
-    verbo: at('VERBO'),
-    debug: at('DEBUG'),
-    trace: at('TRACE'),
-    info: at('INFO'),
-    warn: at('WARN'),
-    error: at('ERROR'),
-    fatal: at('FATAL'),
-  } as unknown as Logger
-  return { log, lines }
-}
-
 interface TestNode {
   network: Network
   identity: StakingIdentity
@@ -111,7 +85,7 @@ async function node(opts: { bootstrap?: { ip: string; id: string }[]; networkId?
   })
   const actor = createActor(networkMachine, { systemId: SystemId.Network })
   actor.start()
-  const { log, lines } = capture()
+  const { log, lines } = captureLog()
   const network = await Network.start({
     config: loopbackNetworkConfig({
       networkId: opts.networkId ?? 12345,

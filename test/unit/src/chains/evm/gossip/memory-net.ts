@@ -3,9 +3,11 @@
  * AppGossip straight to the receivers' `onAppGossip` and AppRequests to their `onAppRequest`, and records what
  * it sent. Nodes can be cut off; NodeIDs without a gossiper (outsiders) can be listed as connected.
  */
+
 import type { TxGossiper } from '../../../../../../src/chains/evm/gossip/gossiper.js'
 import type { GossipTransport } from '../../../../../../src/chains/evm/gossip/types.js'
 import type { Logger } from '../../../../../../src/log/logger.js'
+import { captureLog } from '../../../../../helpers/capture-log.js'
 
 export interface SentGossip {
   from: string
@@ -49,20 +51,8 @@ export class MemoryGossipNet {
   }
 }
 
+/** A logger that keeps its lines (the gossiper's log). */
 export function quietLogger(): Logger & { lines: string[] } {
-  const lines: string[] = []
-  const at = (level: string) => (msg: string) => {
-    lines.push(`${level} ${msg}`)
-  }
-  return {
-    name: 'C',
-    lines,
-    verbo: at('VERBO'),
-    debug: at('DEBUG'),
-    trace: at('TRACE'),
-    info: at('INFO'),
-    warn: at('WARN'),
-    error: at('ERROR'),
-    fatal: at('FATAL'),
-  }
+  const { log, lines } = captureLog('C')
+  return Object.assign(log, { lines })
 }
