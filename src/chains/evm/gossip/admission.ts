@@ -13,9 +13,14 @@ import { TX_MAX_SIZE } from '../txpool/entry.js'
 import { TxPoolError } from '../txpool/errors.js'
 import type { GossipPool, TxGossipStats } from './types.js'
 
+/** accepted tx hashes remembered (about 40 blocks of 400 transfers) */
+const MAX_INCLUDED = 16_384
+
 export class TxAdmission {
   /** hashes of txs this node received by gossip and that may still be in the pool */
   readonly remote = new Set<string>()
+  /** hashes of txs in recently accepted blocks (bounded, oldest forgotten first): peers that lag a block re-send them */
+  readonly #included = new Set<string>()
   #lane: Promise<void> = Promise.resolve()
   #backlog = 0
 
@@ -51,6 +56,15 @@ export class TxAdmission {
     return this.#lane
   }
 
+  /** Remembers txs an accepted block holds, so their gossip is dropped without recovering the sender. */
+  markIncluded(hashes: readonly string[]): void {
+    for (const h of hashes) this.#included.add(h)
+    for (const h of this.#included) {
+      if (this.#included.size <= MAX_INCLUDED) break
+      this.#included.delete(h)
+    }
+  }
+
   /** Resolves when everything queued so far has been tried. */
   idle(): Promise<void> {
     return this.#lane
@@ -76,7 +90,7 @@ export class TxAdmission {
       this.log.debug('undecodable gossiped tx', { from, err: err instanceof Error ? err.message : String(err) })
       return
     }
-    if (this.pool.has(hash)) {
+    if (this.pool.has(hash) || this.#included.has(hash)) {
       this.stats.alreadyKnown++
       return
     }

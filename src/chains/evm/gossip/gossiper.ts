@@ -12,7 +12,9 @@
  * (the lead starts it at normal operation); before that requests get -2 "unregistered handler".
  */
 import { randomBytes as cryptoRandomBytes } from 'node:crypto'
+import { bytesToHex } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Subscription } from 'rxjs'
 import { BloomFilter, type RandomBytes } from '../../../../protocols/peers/bloom.js'
 import type { Logger } from '../../../log/logger.js'
@@ -79,6 +81,7 @@ export class TxGossiper {
   readonly #pushed = new Map<string, number>()
   #started = false
   #subscription: Subscription | undefined
+  #acceptedSub: { unsubscribe(): void } | undefined
   #timers: ReturnType<typeof setInterval>[] = []
   #pulling = false
 
@@ -116,6 +119,9 @@ export class TxGossiper {
     const pool = this.#vm.pool
     for (const txs of pool.content().pending.values()) for (const { hash } of txs) this.#queueLocal(hash)
     this.#subscription = pool.newPendingHashes.subscribe((hash) => this.#queueLocal(hash))
+    this.#acceptedSub = this.#vm.accepted$?.subscribe((e) =>
+      this.#admission.markIncluded(e.txs.map((raw) => bytesToHex(keccak_256(raw)))),
+    )
     const { pushIntervalMs, pullIntervalMs } = this.config
     if (pushIntervalMs > 0) this.#timers.push(setInterval(() => this.pushNow(), pushIntervalMs))
     if (pullIntervalMs > 0) this.#timers.push(setInterval(() => void this.pullNow(), pullIntervalMs))
@@ -128,6 +134,8 @@ export class TxGossiper {
     this.#timers = []
     this.#subscription?.unsubscribe()
     this.#subscription = undefined
+    this.#acceptedSub?.unsubscribe()
+    this.#acceptedSub = undefined
   }
 
   /** Resolves once every received tx queued so far has been tried against the pool. */

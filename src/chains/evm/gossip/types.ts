@@ -39,6 +39,8 @@ export interface GossipPool {
 export interface GossipVm {
   readonly pool: GossipPool
   readonly core: { readonly common: Common }
+  /** accepted blocks' serialized txs: gossip of a tx already in a block is dropped before sender recovery */
+  readonly accepted$?: { subscribe(f: (e: { txs: Uint8Array[] }) => void): { unsubscribe(): void } }
 }
 
 export interface TxGossipConfig {

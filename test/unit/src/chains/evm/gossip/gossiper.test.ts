@@ -167,6 +167,20 @@ describe('TxGossiper', () => {
     assert.equal(B.g.stats().alreadyKnown, 1)
   })
 
+  it('drops gossip of a tx an accepted block already holds, without trying the pool', async () => {
+    const { n } = await network(['A', 'B'])
+    const B = n.B!
+    const tx = await B.chain.signTransfer()
+    await B.chain.mine([tx])
+    const before = B.g.stats()
+    // a peer that lags a block sends it again
+    B.g.onAppGossip('A', withHandlerPrefix(0n, encodePushGossip([tx.serialize()])))
+    await B.g.idle()
+    const after = B.g.stats()
+    assert.equal(after.alreadyKnown - before.alreadyKnown, 1)
+    assert.equal(after.rejected, before.rejected, 'not refused by the pool as nonce too low')
+  })
+
   it('throttles a peer past 3600 pull requests an hour', async () => {
     let now = 1_700_000_000_000
     const { n } = await network(['A', 'B', 'C'], { now: () => now })
