@@ -62,7 +62,7 @@ examples: install
 
 ## bench: benchmarks, JSON on stdout
 bench: install
-	@set -e; for f in $$(find bench -maxdepth 1 -name '*.bench.ts' | sort); do timeout 600 $(TSX) $$f; done
+	@set -e; for f in $$(find bench -maxdepth 1 -name '*.bench.ts' | sort); do timeout 1200 $(TSX) $$f; done
 
 clean:
 	rm -rf node_modules

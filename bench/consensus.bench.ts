@@ -7,13 +7,13 @@
  * - load: BENCH_CONS_TXS pre-signed transfers from 16 funded senders, sender s always to node s % 5,
  *   BENCH_CONS_CONCURRENCY in flight; tx/s from the first send until the block with the last one reached every
  *   node; blocks/s and txs per block;
- * - fill: more transfers until the chain is BENCH_CONS_BLOCKS high (time and blocks/s reported);
+ * - fill: a trickle of transfers (each sender 4 unconfirmed) until the chain is BENCH_CONS_BLOCKS high (blocks/s);
  * - bootstrap: stop node5, read its blocks from its LevelDB, wipe its database, restart it, time until
  *   info.isBootstrapped C; blocks/s = blocks executed (its C.log 'bootstrapping' lines) / that time;
  * - floor: after every node stopped, the same blocks verified + accepted in process on a fresh EvmVm with the
  *   network's preset; ratio = bootstrap blocks/s / floor blocks/s (target >= 0.5).
  * Prints one JSON object. Knobs: BENCH_CONS_SAMPLES (60), BENCH_CONS_TXS (3000), BENCH_CONS_CONCURRENCY (32),
- * BENCH_CONS_BLOCKS (2000), BENCH_CONS_FILL_MS (240000: the fill stops there, short of the height), BENCH_CONS_TIMEOUT_MS (180000 per wait), BENCH_CONS_KEEP (1: keep the temp dir).
+ * BENCH_CONS_BLOCKS (2000), BENCH_CONS_FILL_MS (480000: the fill stops there, short of the height), BENCH_CONS_TIMEOUT_MS (180000 per wait), BENCH_CONS_KEEP (1: keep the temp dir).
  */
 import '../src/runtime/polyfill.js'
 import { readFile, stat } from 'node:fs/promises'
@@ -30,11 +30,13 @@ const SAMPLES = Number(process.env.BENCH_CONS_SAMPLES ?? 60)
 const TXS = Number(process.env.BENCH_CONS_TXS ?? 3000)
 const CONCURRENCY = Number(process.env.BENCH_CONS_CONCURRENCY ?? 32)
 const TARGET_BLOCKS = Number(process.env.BENCH_CONS_BLOCKS ?? 2000)
-const FILL_MS = Number(process.env.BENCH_CONS_FILL_MS ?? 240_000)
+const FILL_MS = Number(process.env.BENCH_CONS_FILL_MS ?? 480_000)
 const TIMEOUT_MS = Number(process.env.BENCH_CONS_TIMEOUT_MS ?? 180_000)
 const KEEP = process.env.BENCH_CONS_KEEP === '1'
 const SENDERS = 16
 const STALL_MS = 2_000
+/** unconfirmed transfers per sender while filling */
+const FILL_WINDOW = 4
 const SINK = '0x000000000000000000000000000000000000beef'
 const ALL = [0, 1, 2, 3, 4]
 const BOOT = 4
@@ -132,21 +134,45 @@ try {
   const fillFrom = Math.min(...ALL.map((i) => h.height(i)))
   const f0 = performance.now()
   let fillTxs = 0
-  let fillStalls = 0
-  let prev: SignedTx[] | undefined
   const low = () => Math.min(...ALL.map((i) => h.height(i)))
-  // two batches in flight: push the next one, then wait for the previous one to land everywhere
+  // a trickle, not batches: each sender keeps FILL_WINDOW transfers unconfirmed and sends the next when its oldest
+  // has a receipt on the node it went to, so every block is small and blocks pipeline (batches made one big block
+  // per finality round, about 2 blocks/s)
   let fillError: string | undefined
   let stuck: unknown[] | undefined
-  try {
-    while (low() < TARGET_BLOCKS && performance.now() - f0 < FILL_MS) {
-      const batch = nextTransfers(SENDERS * 8)
-      fillTxs += batch.length
-      await pushRouted(clients, batch, CONCURRENCY, bySender)
-      if (prev !== undefined) fillStalls += (await waitLanded(clients[0]!, h, ALL, prev, fillOpts)).stalls
-      prev = batch
+  const fillDone = () => low() >= TARGET_BLOCKS || performance.now() - f0 >= FILL_MS
+  const receiptOn = async (node: number, hash: string): Promise<void> => {
+    const until = performance.now() + fillOpts.timeoutMs
+    while (performance.now() < until) {
+      if ((await clients[node]!.call('eth_getTransactionReceipt', [hash])) !== null) return
+      await new Promise((r) => setTimeout(r, 20))
     }
-    if (prev !== undefined) fillStalls += (await waitLanded(clients[0]!, h, ALL, prev, fillOpts)).stalls
+    throw new Error(`fill: no receipt for ${hash} on node${node + 1} after ${fillOpts.timeoutMs} ms`)
+  }
+  try {
+    await Promise.all(
+      keys.map(async (_, sender) => {
+        const window: SignedTx[] = []
+        while (!fillDone() && fillError === undefined) {
+          const [tx] = signMany([keys[sender]!], 1, [nonces[sender]!], () => ({
+            to: addressOf(keys[(sender + 1) % SENDERS]!),
+            value: 1n,
+            gasLimit: 21_000n,
+          }))
+          if (tx === undefined) break
+          nonces[sender] = tx.nonce + 1n
+          const signed = { ...tx, sender }
+          await clients[bySender(signed)]!.call('eth_sendRawTransaction', [signed.raw])
+          fillTxs++
+          window.push(signed)
+          if (window.length >= FILL_WINDOW) {
+            const oldest = window.shift()!
+            await receiptOn(bySender(oldest), oldest.hash)
+          }
+        }
+        for (const tx of window) await receiptOn(bySender(tx), tx.hash)
+      }),
+    )
   } catch (err) {
     // keep going: bootstrap what the network accepted so far, and say why the fill stopped
     fillError = (err as Error).message
@@ -208,14 +234,14 @@ try {
       quietPokes: landed.stalls,
     },
     fill: {
-      what: `batches of ${SENDERS * 8} transfers until every node is at height ${TARGET_BLOCKS}`,
+      what: `${SENDERS} senders, ${FILL_WINDOW} unconfirmed transfers each, until every node is at height ${TARGET_BLOCKS}`,
       fromHeight: fillFrom,
       toHeight: fillTo,
       reachedTarget: fillTo >= TARGET_BLOCKS,
       txs: fillTxs,
       seconds: round(fillSeconds),
       blocksPerSec: round((fillTo - fillFrom) / fillSeconds),
-      quietPokes: fillStalls,
+      window: FILL_WINDOW,
       hashMismatchHeights: mismatched.length,
       ...(fillError === undefined ? {} : { error: fillError, stuck, stuckFormat: 'per node: latest/pending nonce' }),
     },
