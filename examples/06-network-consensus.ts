@@ -42,6 +42,7 @@ try {
   const ewoq = new Wallet(EWOQ_PRIVATE_KEY, providers[0])
   const to = Wallet.createRandom().address
   const started = Date.now()
+  // a gas limit of our own: ethers would estimate with only the tip set, which the node refuses as geth does
   const sent = await ewoq.sendTransaction({ to, value: parseEther('2'), gasLimit: 21_000n, maxPriorityFeePerGas: 1n })
   console.log(`sent ${sent.hash} to node 1`)
   const hashes = await Promise.all(
