@@ -13,7 +13,7 @@
  * - floor: after every node stopped, the same blocks verified + accepted in process on a fresh EvmVm with the
  *   network's preset; ratio = bootstrap blocks/s / floor blocks/s (target >= 0.5).
  * Prints one JSON object. Knobs: BENCH_CONS_SAMPLES (60), BENCH_CONS_TXS (3000), BENCH_CONS_CONCURRENCY (32),
- * BENCH_CONS_BLOCKS (2000), BENCH_CONS_FILL_MS (480000: the fill stops there, short of the height), BENCH_CONS_TIMEOUT_MS (180000 per wait), BENCH_CONS_KEEP (1: keep the temp dir).
+ * BENCH_CONS_BLOCKS (2000), BENCH_CONS_FILL_MS (780000: the fill stops there, short of the height), BENCH_CONS_TIMEOUT_MS (180000 per wait), BENCH_CONS_KEEP (1: keep the temp dir).
  */
 import '../src/runtime/polyfill.js'
 import { readFile, stat } from 'node:fs/promises'
@@ -30,7 +30,7 @@ const SAMPLES = Number(process.env.BENCH_CONS_SAMPLES ?? 60)
 const TXS = Number(process.env.BENCH_CONS_TXS ?? 3000)
 const CONCURRENCY = Number(process.env.BENCH_CONS_CONCURRENCY ?? 32)
 const TARGET_BLOCKS = Number(process.env.BENCH_CONS_BLOCKS ?? 2000)
-const FILL_MS = Number(process.env.BENCH_CONS_FILL_MS ?? 480_000)
+const FILL_MS = Number(process.env.BENCH_CONS_FILL_MS ?? 780_000)
 const TIMEOUT_MS = Number(process.env.BENCH_CONS_TIMEOUT_MS ?? 180_000)
 const KEEP = process.env.BENCH_CONS_KEEP === '1'
 const SENDERS = 16
