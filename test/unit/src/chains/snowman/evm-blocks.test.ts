@@ -82,6 +82,7 @@ describe('EvmBlocks: signed blocks and proposer windows', () => {
     // the proposer builds and signs; the other node, not the slot's proposer, builds nothing
     await a.chain.vm.submitTransaction(await a.chain.signTransfer())
     await b.chain.vm.submitTransaction(await b.chain.signTransfer())
+    assert.deepEqual(await c.blocks.build(), { kind: 'empty' }, 'nothing to build without a tx')
     const result = await a.blocks.build()
     assert.ok(result.kind === 'built')
     const built = result.block
