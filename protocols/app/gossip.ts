@@ -1,10 +1,12 @@
 /**
- * `/firn/<networkId>/app-gossip/1`, one way: the sender opens a stream, writes one AppGossip frame and closes; the
- * receiver reads that frame (within a timeout), closes its end and hands the message to the injected handler. No
- * reply, no request id: nothing tracks gossip. Any failure resets the stream and is reported, never thrown.
+ * `/firn/<networkId>/app-gossip/2`, one way: each peer's messages travel as AppGossip frames on one long-lived
+ * stream (../service/channel.ts); the receiver hands each to the injected handler. No reply, no request id:
+ * nothing tracks gossip. Bytes that are not frames reset the stream and are reported, never thrown; the sender's
+ * next message opens a new stream.
  */
 import type { Connection, PeerId, Startable, Stream } from '@libp2p/interface'
-import { encodeFrame, readFrame } from '../codec/frame.js'
+import { encodeFrame } from '../codec/frame.js'
+import { StreamPool, serveFrames, writeFrame } from '../service/channel.js'
 import {
   DEFAULT_MAX_INBOUND_STREAMS,
   DEFAULT_MAX_OUTBOUND_STREAMS,
@@ -21,11 +23,11 @@ export interface AppGossipInit {
   networkId: number
   /** one received message; must not throw (a throw is reported like a failed read) */
   handle: (message: AppGossip, connection: Connection) => void
-  /** how long a frame may take to arrive or be sent; DEFAULT_TIMEOUT_MS */
+  /** how long opening a stream or sending a frame may take; DEFAULT_TIMEOUT_MS */
   timeoutMs?: number
   maxInboundStreams?: number
   maxOutboundStreams?: number
-  /** inbound failures (the stream was reset), for a log line */
+  /** inbound failures (the stream was reset, or the handler threw), for a log line */
   onInboundError?: (error: Error, peer: PeerId) => void
 }
 
@@ -33,7 +35,7 @@ const failure = (e: unknown): Error => (e instanceof Error ? e : new Error(Strin
 
 export class AppGossipService implements Startable {
   readonly protocol: string
-  readonly #timeoutMs: number
+  readonly #pool: StreamPool<Stream>
   #started = false
 
   constructor(
@@ -41,7 +43,17 @@ export class AppGossipService implements Startable {
     private readonly init: AppGossipInit,
   ) {
     this.protocol = appGossipProtocol(init.networkId)
-    this.#timeoutMs = init.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    this.#pool = new StreamPool<Stream>({
+      opener: components.connectionManager,
+      protocol: this.protocol,
+      openTimeoutMs: init.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      create: (stream) => stream,
+      // nothing comes back: the loop only sees the stream end
+      read: async (stream) => {
+        for await (const _ of stream) throw new Error('unexpected bytes on an app-gossip stream')
+      },
+      dropped: () => {},
+    })
   }
 
   get [Symbol.toStringTag](): string {
@@ -56,7 +68,18 @@ export class AppGossipService implements Startable {
     await this.components.registrar.handle(
       this.protocol,
       (stream, connection) => {
-        void this.#onStream(stream, connection)
+        const serving = serveFrames<AppGossip>(stream, AppGossip, (message) => {
+          this.#deliver(message, connection)
+          return undefined
+        }).then(
+          () => stream.close().catch((e: unknown) => stream.abort(failure(e))),
+          (e: unknown) => {
+            const error = failure(e)
+            stream.abort(error)
+            this.init.onInboundError?.(error, connection.remotePeer)
+          },
+        )
+        this.#pool.serve(stream, serving)
       },
       {
         maxInboundStreams: this.init.maxInboundStreams ?? DEFAULT_MAX_INBOUND_STREAMS,
@@ -68,33 +91,27 @@ export class AppGossipService implements Startable {
 
   async stop(): Promise<void> {
     await this.components.registrar.unhandle(this.protocol)
+    this.#pool.closeAll(new Error('app-gossip service stopped'))
     this.#started = false
   }
 
-  /** Writes one message on a new stream and closes it; rejects on failure (callers that fire and forget catch). */
+  /** Writes one message on the peer's stream; rejects on failure (callers that fire and forget catch). */
   async send(peer: PeerId, message: AppGossip): Promise<void> {
-    const signal = AbortSignal.timeout(this.#timeoutMs)
-    let stream: Stream | undefined
+    const frame = encodeFrame(AppGossip, message)
+    const stream = await this.#pool.get(peer)
     try {
-      stream = await this.components.connectionManager.openStream(peer, this.protocol, { signal })
-      if (!stream.send(encodeFrame(AppGossip, message))) await stream.onDrain({ signal })
-      await stream.close({ signal })
+      await writeFrame(stream, frame, AbortSignal.timeout(this.init.timeoutMs ?? DEFAULT_TIMEOUT_MS))
     } catch (e) {
-      stream?.abort(failure(e))
+      this.#pool.fail(peer, stream, failure(e))
       throw e
     }
   }
 
-  async #onStream(stream: Stream, connection: Connection): Promise<void> {
-    const signal = AbortSignal.timeout(this.#timeoutMs)
+  #deliver(message: AppGossip, connection: Connection): void {
     try {
-      const message = await readFrame<AppGossip>(stream, AppGossip, { signal })
-      await stream.close({ signal })
       this.init.handle(message, connection)
     } catch (e) {
-      const error = failure(e)
-      stream.abort(error)
-      this.init.onInboundError?.(error, connection.remotePeer)
+      this.init.onInboundError?.(failure(e), connection.remotePeer)
     }
   }
 }

@@ -1,6 +1,6 @@
 /**
- * `/firn/<networkId>/app/1`: AppRequest -> AppResponse | AppError (reference consensus.md 6, 7.1), one exchange
- * per request; the reply is a one-of of the two. The one-way `/firn/<networkId>/app-gossip/1` is in gossip.ts.
+ * `/firn/<networkId>/app/2`: AppRequest -> AppResponse | AppError (reference consensus.md 6, 7.1), one exchange
+ * per request; the reply is a one-of of the two. The one-way `/firn/<networkId>/app-gossip/2` is in gossip.ts.
  */
 import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
 import { AppMessage, type AppReply, type AppRequest } from './app.js'

@@ -1,5 +1,5 @@
 /**
- * `/firn/<networkId>/bootstrap/1`: GetAcceptedFrontier -> AcceptedFrontier, GetAccepted -> Accepted,
+ * `/firn/<networkId>/bootstrap/2`: GetAcceptedFrontier -> AcceptedFrontier, GetAccepted -> Accepted,
  * GetAncestors -> Ancestors (reference consensus.md 3.8, 7.1). One exchange per request; the bodies are one-of
  * wrappers. Decoding refuses more than MAX_CONTAINER_IDS container IDs or MAX_ANCESTORS containers (bootstrap.proto
  * limits), on top of the 2 MiB frame cap.

@@ -1,5 +1,5 @@
 /**
- * `/firn/<networkId>/consensus/1`: PushQuery | PullQuery -> Chits, Get -> Put (reference consensus.md 3.8, 7.1).
+ * `/firn/<networkId>/consensus/2`: PushQuery | PullQuery -> Chits, Get -> Put (reference consensus.md 3.8, 7.1).
  * One exchange per query; the request and response bodies are one-of wrappers so one protocol carries all three
  * pairs. The chain router (src/network/chain-router.ts) checks that a response matches its request.
  */
@@ -12,8 +12,8 @@ export { ConsensusMessage } from './consensus.js'
 export const CONSENSUS_PROTOCOL_NAME = 'consensus'
 export const consensusProtocol = (networkId: number): string => protocolId(networkId, CONSENSUS_PROTOCOL_NAME)
 
-/** Consensus queries arrive often and may each be answered late: more concurrent streams than the defaults. */
-export const CONSENSUS_MAX_STREAMS = 128
+/** Chain requests arrive often and may each be answered late: more of a peer's requests in flight than the default. */
+export const CHAIN_MAX_INFLIGHT = 1024
 
 export const consensusSpec: ExchangeSpec<ConsensusMessage, ConsensusRequest, ConsensusResponse> = {
   name: CONSENSUS_PROTOCOL_NAME,

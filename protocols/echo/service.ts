@@ -1,5 +1,5 @@
 /**
- * `/firn/<networkId>/echo/1` (test-only): Echo{chainId, payload} -> the same Echo back. A request/response
+ * `/firn/<networkId>/echo/2` (test-only): Echo{chainId, payload} -> the same Echo back. A request/response
  * exchange like ping that tests send through the request tracker, so timeouts and benching can be exercised
  * end to end. The node registers it only with test protocols on (FIRN_TEST_PROTOCOLS=1).
  */

@@ -1,4 +1,4 @@
-/** `/firn/<networkId>/handshake/1`: our Handshake -> the peer's PeerList (or a reset if it refuses us). */
+/** `/firn/<networkId>/handshake/2`: our Handshake -> the peer's PeerList (or the empty refusal). */
 import { type Handshake, HandshakeMessage, type PeerList } from '../messages/p2p.js'
 import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
 

@@ -1,4 +1,4 @@
-/** `/firn/<networkId>/peers/1`: GetPeerList{known_peers, all_subnets} -> PeerList (up to 15 unknown claims). */
+/** `/firn/<networkId>/peers/2`: GetPeerList{known_peers, all_subnets} -> PeerList (up to 15 unknown claims). */
 import { type GetPeerList, type PeerList, PeersMessage } from '../messages/p2p.js'
 import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
 

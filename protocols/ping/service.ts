@@ -1,5 +1,5 @@
 /**
- * `/firn/<networkId>/ping/1`: Ping{uptime} -> Pong{}. `uptime` is the sender's measurement of the receiver's
+ * `/firn/<networkId>/ping/2`: Ping{uptime} -> Pong{}. `uptime` is the sender's measurement of the receiver's
  * primary-network uptime in whole percent; over 100 the receiver drops the peer (its handler decides).
  */
 import { type Ping, PingMessage, type Pong } from '../messages/p2p.js'

@@ -24,7 +24,7 @@ import {
   bootstrapService,
 } from '../../protocols/bootstrap/service.js'
 import {
-  CONSENSUS_MAX_STREAMS,
+  CHAIN_MAX_INFLIGHT,
   type ConsensusRequest,
   type ConsensusResponse,
   type ConsensusService,
@@ -138,9 +138,9 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   return host
 }
 
-/** The chain protocols' services whose handlers are given; consensus, bootstrap and app allow more streams. */
+/** The chain protocols' services whose handlers are given; consensus, bootstrap and app allow more in flight. */
 function chainServices(networkId: number, handlers: HostHandlers, onInboundError: HostOptions['onInboundError']) {
-  const limits = { maxInboundStreams: CONSENSUS_MAX_STREAMS, maxOutboundStreams: CONSENSUS_MAX_STREAMS }
+  const limits = { maxInflight: CHAIN_MAX_INFLIGHT }
   const { consensus, bootstrap, app, appGossip } = handlers
   return {
     ...(consensus === undefined
@@ -152,7 +152,7 @@ function chainServices(networkId: number, handlers: HostHandlers, onInboundError
     ...(app === undefined ? {} : { app: appService({ networkId, handle: app, onInboundError, ...limits }) }),
     ...(appGossip === undefined
       ? {}
-      : { appGossip: appGossipService({ networkId, handle: appGossip, onInboundError, ...limits }) }),
+      : { appGossip: appGossipService({ networkId, handle: appGossip, onInboundError }) }),
   }
 }
 

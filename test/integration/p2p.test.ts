@@ -220,7 +220,7 @@ describe('p2p between firn processes', { timeout: 240_000 }, () => {
         Uint8Array.of(5, 0xff, 0xff, 0xff, 0xff, 0xff), // a body that is not protobuf
       ]
       for (const frame of frames) {
-        const stream = await conn.newStream('/firn/12345/handshake/1')
+        const stream = await conn.newStream('/firn/12345/handshake/2')
         stream.send(frame)
         await stream.close().catch(() => {})
         const chunks: Uint8Array[] = []

@@ -46,11 +46,11 @@ async function viaFrame<T>(
 }
 
 describe('protocol IDs', () => {
-  it('are /firn/<networkId>/<name>/1', () => {
-    assert.equal(consensusProtocol(12345), '/firn/12345/consensus/1')
-    assert.equal(bootstrapProtocol(1), '/firn/1/bootstrap/1')
-    assert.equal(appProtocol(5), '/firn/5/app/1')
-    assert.equal(appGossipProtocol(5), '/firn/5/app-gossip/1')
+  it('are /firn/<networkId>/<name>/2', () => {
+    assert.equal(consensusProtocol(12345), '/firn/12345/consensus/2')
+    assert.equal(bootstrapProtocol(1), '/firn/1/bootstrap/2')
+    assert.equal(appProtocol(5), '/firn/5/app/2')
+    assert.equal(appGossipProtocol(5), '/firn/5/app-gossip/2')
   })
 })
 

@@ -1,6 +1,6 @@
 /**
- * The handshake, peers and ping services over in-memory stream pairs: registration, one request per stream,
- * answers, resets, deadlines, aborts and malformed requests.
+ * The handshake, peers and ping services over in-memory stream pairs: registration, many requests on one stream
+ * per peer answered in any order, refusals, deadlines, aborts, in-flight caps, malformed frames and broken streams.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -162,18 +162,20 @@ const until = async (f: () => boolean, ms = 2000): Promise<void> => {
 }
 
 describe('exchange services', () => {
-  it('register their protocol ids on start and remove them on stop', async () => {
+  it('register their protocol ids on start; stop resets served streams and removes the ids', async () => {
     const { net, A, B } = await pingPair()
-    assert.equal(B.protocol, '/firn/12345/ping/1')
-    assert.deepEqual([...(net.nodes.get(b.toString())?.keys() ?? [])], ['/firn/12345/ping/1'])
+    assert.equal(B.protocol, '/firn/12345/ping/2')
+    assert.deepEqual([...(net.nodes.get(b.toString())?.keys() ?? [])], ['/firn/12345/ping/2'])
     assert.equal(Object.prototype.toString.call(B), '[object @firn/ping]')
+    assert.deepEqual(await A.request(b, { uptime: 1 }), {})
     await B.stop()
     assert.equal(B.isStarted(), false)
     assert.equal(net.nodes.get(b.toString())?.size, 0)
+    assert.ok(net.opened[0]?.abortedWith, 'the served stream was reset')
     await assert.rejects(A.request(b, { uptime: 1 }), code('NO_RESPONSE'))
   })
 
-  it('ping: one request, one answer, with request ids and deadlines', async () => {
+  it('ping: requests share one stream, with request ids and deadlines', async () => {
     const { A, seen, net } = await pingPair({ now: () => 1_000_000 }, { now: () => 1_000_000, timeoutMs: 3000 })
     assert.deepEqual(await A.request(b, { uptime: 97 }), {})
     assert.deepEqual(await A.request(b, { uptime: 98 }), {})
@@ -184,8 +186,28 @@ describe('exchange services', () => {
         [98, 2, 1_003_000, a.toString()],
       ],
     )
-    // the responder closed its side cleanly
-    assert.ok(net.opened.every((end) => end.writeClosed && !end.abortedWith))
+    assert.equal(net.opened.length, 1, 'one stream for both requests')
+    assert.ok(!net.opened[0]?.abortedWith && !net.opened[0]?.writeClosed, 'and it stays open')
+  })
+
+  it('match answers that come back in another order', async () => {
+    const { A, net } = await pingPair({
+      // the first request is answered last
+      handle: async (p) => {
+        await new Promise((r) => setTimeout(r, 50 - p.uptime * 10))
+        return {}
+      },
+    })
+    const order: number[] = []
+    await Promise.all(
+      [0, 1, 2, 3, 4].map((i) =>
+        A.request(b, { uptime: i }).then(() => {
+          order.push(i)
+        }),
+      ),
+    )
+    assert.deepEqual(order, [4, 3, 2, 1, 0])
+    assert.equal(net.opened.length, 1)
   })
 
   it('handshake and peers carry their bodies', async () => {
@@ -215,8 +237,8 @@ describe('exchange services', () => {
     })(net.components(b))
     const pA = peersService({ networkId: 12345, handle: () => undefined })(net.components(a))
     for (const s of [hA, hB, pA, pB]) await s.start()
-    assert.equal(hB.protocol, '/firn/12345/handshake/1')
-    assert.equal(pB.protocol, '/firn/12345/peers/1')
+    assert.equal(hB.protocol, '/firn/12345/handshake/2')
+    assert.equal(pB.protocol, '/firn/12345/peers/2')
     assert.deepEqual(await hA.request(b, hs), peerList)
     const get = {
       knownPeers: { filter: Uint8Array.of(1, 0, 0, 0, 0, 0, 0, 0, 0, 0), salt: Uint8Array.of(7) },
@@ -224,27 +246,42 @@ describe('exchange services', () => {
     }
     assert.deepEqual(await pA.request(b, get), { claimedIpPorts: [] })
     assert.deepEqual(received, [hs, get])
+    // B refuses: the empty answer
+    await assert.rejects(hB.request(a, hs), code('REFUSED'))
   })
 
-  it('reset the stream when the handler refuses or fails', async () => {
-    const { A, errors, net } = await pingPair({ handle: (p) => (p.uptime > 100 ? undefined : {}) })
-    await assert.rejects(A.request(b, { uptime: 101 }), code('NO_RESPONSE'))
-    await until(() => errors.length === 1)
-    assert.equal(errors[0]?.code, 'REFUSED')
-    assert.ok(net.opened[0]?.abortedWith)
-
-    const failing = await pingPair({
-      handle: () => {
-        throw new Error('actor gone')
+  it('refuse with the empty answer when the handler gives none or fails, and keep the stream', async () => {
+    const { A, errors, net } = await pingPair({
+      handle: (p) => {
+        if (p.uptime === 7) throw new Error('actor gone')
+        return p.uptime > 100 ? undefined : {}
       },
     })
-    await assert.rejects(failing.A.request(b, { uptime: 1 }), code('NO_RESPONSE'))
-    await until(() => failing.errors.length === 1)
-    assert.equal(failing.errors[0]?.message, 'ping: handler failed: actor gone')
+    await assert.rejects(A.request(b, { uptime: 101 }), (e: unknown) => {
+      assert.ok(e instanceof ExchangeError)
+      assert.equal(e.name, 'RequestRefusedError')
+      assert.equal(e.message, 'ping: request refused')
+      return true
+    })
+    await assert.rejects(A.request(b, { uptime: 7 }), code('REFUSED'))
+    await until(() => errors.length === 2)
+    assert.deepEqual(
+      errors.map((e) => [e.code, e.message]),
+      [
+        ['REFUSED', 'ping: request refused'],
+        ['REFUSED', 'ping: handler failed: actor gone'],
+      ],
+    )
+    assert.deepEqual(await A.request(b, { uptime: 1 }), {})
+    assert.equal(net.opened.length, 1)
+    assert.ok(!net.opened[0]?.abortedWith)
   })
 
   it('time out: the requester at its timeout, the responder at the request deadline', async () => {
-    const { A, errors } = await pingPair({ handle: () => new Promise<object>(() => {}) }, { timeoutMs: 50 })
+    const { A, errors, net } = await pingPair(
+      { handle: (p) => (p.uptime === 1 ? new Promise<object>(() => {}) : {}) },
+      { timeoutMs: 50 },
+    )
     const started = Date.now()
     await assert.rejects(A.request(b, { uptime: 1 }), (e: unknown) => {
       assert.ok(e instanceof ExchangeError)
@@ -256,11 +293,14 @@ describe('exchange services', () => {
     await until(() => errors.length === 1, 1000)
     assert.equal(errors[0]?.code, 'TIMEOUT')
     assert.ok(Date.now() - started < 1000)
+    // nothing came back late; the stream still serves
+    assert.deepEqual(await A.request(b, { uptime: 2 }), {})
+    assert.equal(net.opened.length, 1)
   })
 
   it('drop requests whose deadline has passed', async () => {
-    const { A, errors, seen } = await pingPair({ now: () => Date.now() + 60_000 })
-    await assert.rejects(A.request(b, { uptime: 1 }), code('NO_RESPONSE'))
+    const { A, errors, seen } = await pingPair({ now: () => Date.now() + 60_000 }, { timeoutMs: 100 })
+    await assert.rejects(A.request(b, { uptime: 1 }), code('TIMEOUT'))
     await until(() => errors.length === 1)
     assert.equal(errors[0]?.code, 'DEADLINE_PASSED')
     assert.equal(seen.length, 0)
@@ -275,18 +315,47 @@ describe('exchange services', () => {
     await assert.rejects(A.request(b, { uptime: 1 }, { signal: AbortSignal.abort() }), code('ABORTED'))
   })
 
-  it('reset malformed, oversized, truncated and wrong-body requests', async () => {
+  it('cap the requests of a peer in flight, each way', async () => {
+    let handled = 0
+    const hang = () => {
+      handled++
+      return new Promise<object>(() => {})
+    }
+    const server = await pingPair({ handle: hang, maxInflight: 2 }, { timeoutMs: 2000 })
+    const two = [1, 2].map((i) => server.A.request(b, { uptime: i }))
+    for (const p of two) p.catch(() => {})
+    await until(() => handled === 2)
+    await assert.rejects(server.A.request(b, { uptime: 3 }), code('REFUSED'))
+    assert.equal(server.errors[0]?.message, 'ping: 2 requests already in flight')
+
+    const client = await pingPair({ handle: hang }, { maxInflight: 1, timeoutMs: 2000 })
+    client.A.request(b, { uptime: 1 }).catch(() => {})
+    await until(() => handled === 3)
+    await assert.rejects(client.A.request(b, { uptime: 2 }), (e: unknown) => {
+      assert.ok(e instanceof ExchangeError)
+      assert.equal(e.message, 'ping: 1 requests already in flight to the peer')
+      return true
+    })
+    await new Promise((r) => setTimeout(r, 20))
+    assert.equal(handled, 3, 'the refused request was never sent')
+  })
+
+  it('reset the stream on bytes that are not frames; refuse a frame without a request', async () => {
     const { net, errors, seen } = await pingPair()
-    const send = async (bytes: Uint8Array, close = true) => {
-      const end = net.raw(a, b, '/firn/12345/ping/1')
+    const send = async (bytes: Uint8Array) => {
+      const end = net.raw(a, b, '/firn/12345/ping/2')
       end.send(bytes)
-      if (close) await end.close()
+      await end.close()
       await until(() => end.resetByRemote)
     }
     await send(Uint8Array.of(3, 0x7f, 0x01, 0x00))
     await send(Uint8Array.of(0x81, 0x80, 0x80, 0x01))
     await send(Uint8Array.of(10, 1, 2))
-    await send(encodeFrame(PingMessage, { requestId: 1, deadlineMs: 0n, pong: {} }))
+    const end = net.raw(a, b, '/firn/12345/ping/2')
+    end.send(encodeFrame(PingMessage, { requestId: 5, deadlineMs: 0n, pong: {} }))
+    await until(() => end.inbox.length === 1)
+    assert.deepEqual(PingMessage.decode((end.inbox[0] as Uint8Array).subarray(1)), { requestId: 5, deadlineMs: 0n })
+    assert.ok(!end.resetByRemote)
     await until(() => errors.length === 4)
     assert.deepEqual(
       errors.map((e) => [e.code, e.message]),
@@ -300,26 +369,39 @@ describe('exchange services', () => {
     assert.equal(seen.length, 0)
   })
 
-  it('reject a response with another request id or without a body', async () => {
+  it('ignore answers nobody waits for; fail every waiting request when the stream breaks, then open another', async () => {
     const net = network()
     const A = pingService({ networkId: 1, handle: () => ({}) })(net.components(a))
-    // a misbehaving server written by hand
+    // a misbehaving server written by hand: answers each request with `reply(requestId)`
     const handlers = new Map<string, StreamHandler>()
     net.nodes.set(b.toString(), handlers)
-    let reply = encodeFrame(PingMessage, { requestId: 99, deadlineMs: 0n, pong: {} })
-    handlers.set('/firn/1/ping/1', async (stream) => {
-      for await (const _ of stream) break
-      stream.send(reply)
-      await stream.close()
+    let reply = (id: number): Uint8Array[] => [
+      encodeFrame(PingMessage, { requestId: 99, deadlineMs: 0n, pong: {} }),
+      encodeFrame(PingMessage, { requestId: id, deadlineMs: 0n, pong: {} }),
+    ]
+    handlers.set('/firn/1/ping/2', async (stream) => {
+      try {
+        for await (const chunk of stream) {
+          const { requestId } = PingMessage.decode((chunk as Uint8Array).subarray(1))
+          for (const frame of reply(requestId)) stream.send(frame)
+        }
+      } catch {
+        // reset by the requester after the garbage
+      }
     })
+    assert.deepEqual(await A.request(b, { uptime: 1 }), {})
+    reply = (id) => [encodeFrame(PingMessage, { requestId: id, deadlineMs: 0n, ping: { uptime: 1 } })]
     await assert.rejects(A.request(b, { uptime: 1 }), (e: unknown) => {
       assert.ok(e instanceof ExchangeError)
-      assert.equal(e.message, 'ping: response id 99 != 1')
+      assert.equal(e.message, 'ping: a request where the response was expected')
       return true
     })
-    reply = encodeFrame(PingMessage, { requestId: 2, deadlineMs: 0n, ping: { uptime: 1 } })
+    assert.equal(net.opened.length, 1)
+    reply = () => [Uint8Array.of(3, 0x7f, 0x01, 0x00)]
     await assert.rejects(A.request(b, { uptime: 1 }), code('PROTOCOL'))
-    reply = HandshakeCodec.encode({ ...HandshakeCodec.decode(new Uint8Array(0)), networkId: 1 }).subarray(0, 1)
-    await assert.rejects(A.request(b, { uptime: 1 }), code('NO_RESPONSE'))
+    assert.ok(net.opened[0]?.resetByRemote, 'the broken stream was reset')
+    reply = (id) => [encodeFrame(PingMessage, { requestId: id, deadlineMs: 0n, pong: {} })]
+    assert.deepEqual(await A.request(b, { uptime: 1 }), {})
+    assert.equal(net.opened.length, 2, 'a new stream')
   })
 })

@@ -296,7 +296,7 @@ describe('ChainRouter between two nodes', { timeout: 90_000 }, () => {
       ]
       for (const name of ['consensus', 'bootstrap', 'app', 'app-gossip']) {
         for (const frame of frames) {
-          const stream = await conn.newStream(`/firn/${NETWORK_ID}/${name}/1`)
+          const stream = await conn.newStream(`/firn/${NETWORK_ID}/${name}/2`)
           stream.send(frame)
           await stream.close().catch(() => {})
           const chunks: Uint8Array[] = []

@@ -43,7 +43,7 @@ describe('host', () => {
       assert.deepEqual(seen, [42])
       assert.deepEqual(await a.services.peers.request(b.peerId, { allSubnets: false }), { claimedIpPorts: [] })
       await assert.rejects(a.dial(a.getMultiaddrs()[0] as never))
-      assert.equal(a.services.handshake.protocol, '/firn/12345/handshake/1')
+      assert.equal(a.services.handshake.protocol, '/firn/12345/handshake/2')
     } finally {
       await a.stop()
       await b.stop()
