@@ -38,6 +38,7 @@ export class Issuer {
   readonly #unverified = new BoundedMap<string, EngineBlock>(MAX_UNVERIFIED_BLOCKS)
   /** block ID -> peer asked */
   readonly #gets = new Map<string, string>()
+  #verifying = 0
 
   constructor(host: IssuerHost) {
     this.#host = host
@@ -46,6 +47,11 @@ export class Issuer {
   /** Pending or being fetched: a vote naming it waits. */
   isAwaited(id: string): boolean {
     return this.#pending.has(id) || this.#gets.has(id)
+  }
+
+  /** blocks whose 'verify' effect is out */
+  get verifying(): number {
+    return this.#verifying
   }
 
   isPending(id: string): boolean {
@@ -120,6 +126,7 @@ export class Issuer {
     const p = this.#pending.get(id)
     if (p === undefined || p.verifying) return
     p.verifying = true
+    this.#verifying++
     this.#host.emit({ type: 'verify', block: p.block })
   }
 
@@ -157,6 +164,7 @@ export class Issuer {
     const p = this.#pending.get(id)
     if (p === undefined || !p.verifying) return undefined
     this.#pending.delete(id)
+    this.#verifying--
     if (ok) return p.block
     this.#unverified.set(id, p.block)
     this.abandon(id)

@@ -83,12 +83,16 @@ export interface EngineSnapshot {
   outstandingGets: Array<{ blockId: string; to: string }>
   /** chits waiting for their blocks to be issued or abandoned */
   waitingVotes: number
+  /** queries held until the blocks issued before them are verified */
+  deferredQueries: number
   /** blocks that failed verification, kept to bubble votes */
   unverified: number
 }
 
 /** Most blocks held awaiting their parent or their verification. */
 export const MAX_PENDING_BLOCKS = 1024
+/** Most queries held for verifications; beyond it they are answered at once. */
+export const MAX_DEFERRED_QUERIES = 1024
 /** Most outstanding Gets. */
 export const MAX_OUTSTANDING_GETS = 1024
 /** Most failed-verification blocks kept for vote bubbling. */

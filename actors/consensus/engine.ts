@@ -3,6 +3,10 @@
  * deterministic given `deps.random`. Inputs in, effects out, in order; no IO. It answers queries (chits first),
  * issues blocks (fetching missing ancestors, verifying through the IO layer), samples and runs polls, applies
  * finished polls in creation order to the block tree, and asks for block builds.
+ * A query that arrives while blocks issued by earlier messages are being verified is answered once they are
+ * (in arrival order): the reference handles a chain's messages one at a time and verifies inside the handler, so
+ * its chits always reflect every earlier message. Answering at once made the proposer's first pull queries, sent
+ * right behind its push query, count votes for the old preference and fail.
  */
 import { add, type BlockTree, createTree, isProcessing, numProcessing, recordPoll } from './block-tree.js'
 import { Issuer } from './engine-issuer.js'
@@ -15,6 +19,7 @@ import {
   type EngineInput,
   type EngineSnapshot,
   MAX_ANCESTOR_WALK,
+  MAX_DEFERRED_QUERIES,
   MAX_KNOWN_FRONTIERS,
 } from './engine-types.js'
 import { addPoll, dropIn, newPollSet, type PollSet, voteIn } from './poll.js'
@@ -22,6 +27,8 @@ import { distinct, sampleStake } from './sampler.js'
 import type { AcceptedRef, Chits, EngineBlock } from './types.js'
 
 export * from './engine-types.js'
+
+type QueryInput = Extract<EngineInput, { type: 'query' }>
 
 export class Engine {
   readonly #deps: EngineDeps
@@ -37,6 +44,8 @@ export class Engine {
   #requestId = 0
   readonly #waiting = new Map<string, WaitingVote>()
   #ready: WaitingVote[] = []
+  /** queries waiting for the verifications before them, in arrival order */
+  #deferredQueries: QueryInput[] = []
   #pendingBuild = 0
   #building = false
   /** the preference last told to the VM */
@@ -78,7 +87,7 @@ export class Engine {
     this.#out = []
     switch (input.type) {
       case 'query':
-        this.#onQuery(input)
+        this.#deferredQueries.push(input)
         break
       case 'chits':
         this.#onChits(input.from, input.requestId, input.chits)
@@ -112,6 +121,7 @@ export class Engine {
         if (this.numProcessing > 0) this.#repoll()
         break
     }
+    this.#answerQueries()
     this.#drainVotes()
     this.#tryBuild()
     const out = this.#out
@@ -134,12 +144,24 @@ export class Engine {
       buildOutstanding: this.#building,
       ...this.#issuer.snapshot(),
       waitingVotes: this.#waiting.size,
+      deferredQueries: this.#deferredQueries.length,
     }
   }
 
   // ---- queries and votes ----
 
-  #onQuery(q: Extract<EngineInput, { type: 'query' }>): void {
+  /** Answers the held queries in order while no verification is out (or too many wait). */
+  #answerQueries(): void {
+    let answered = 0
+    const q = this.#deferredQueries
+    while (answered < q.length && (this.#issuer.verifying === 0 || q.length - answered > MAX_DEFERRED_QUERIES)) {
+      this.#onQuery(q[answered] as QueryInput)
+      answered++
+    }
+    if (answered > 0) this.#deferredQueries = q.slice(answered)
+  }
+
+  #onQuery(q: QueryInput): void {
     const chits = chitsFor(this.#tree, this.#acceptedAt, q.requestedHeight)
     this.#out.push({ type: 'chits', to: q.from, inboundId: q.inboundId, chits })
     if (q.container !== undefined) {

@@ -12,7 +12,21 @@ import type { InboundRequest } from '../../protocols/service/exchange.js'
 import { addrOf } from './addresses.js'
 import { type ConnState, type NetworkCore, REDIAL_INITIAL_MS, type Session, type SessionRef } from './core.js'
 
+/**
+ * Per-message bookkeeping is coalesced (every chain request stamped both and cost an actor transition): a
+ * session hears `session.messageReceived` at most once per LIVENESS_STAMP_MS (its silence timer is 30 s or more,
+ * so a close comes at most this much early), and the PeerTable's lastSent / lastReceived move at most once per
+ * TRAFFIC_STAMP_MS per direction.
+ */
+export const LIVENESS_STAMP_MS = 1_000
+export const TRAFFIC_STAMP_MS = 100
+
 export class Sessions {
+  /** when a session last heard `session.messageReceived` */
+  readonly #aliveAt = new WeakMap<Session, number>()
+  /** `in:<NodeID>` / `out:<NodeID>` -> when that traffic was last stamped */
+  readonly #stampedAt = new Map<string, number>()
+
   constructor(private readonly n: NetworkCore) {}
 
   openSession(state: ConnState, peer: HandshakePeer): Session | undefined {
@@ -109,7 +123,13 @@ export class Sessions {
   }
 
   send(session: Session, event: PeerSessionEvent): void {
-    if (session.done || session.ref.getSnapshot().status !== 'active') return
+    if (session.done) return
+    if (event.type === 'session.messageReceived') {
+      const now = this.n.now()
+      if (now - (this.#aliveAt.get(session) ?? Number.NEGATIVE_INFINITY) < LIVENESS_STAMP_MS) return
+      this.#aliveAt.set(session, now)
+    }
+    if (session.ref.getSnapshot().status !== 'active') return
     session.ref.send(event)
   }
 
@@ -120,6 +140,8 @@ export class Sessions {
     session.done = true
     for (const s of session.subs) s.unsubscribe()
     if (n.sessions.get(session.nodeId) === session) n.sessions.delete(session.nodeId)
+    this.#stampedAt.delete(`in:${session.nodeId}`)
+    this.#stampedAt.delete(`out:${session.nodeId}`)
     if (n.o.peers.get(session.nodeId)) {
       session.wasValidator ||= n.o.validators.weight(session.nodeId) > 0n
       n.o.peers.remove(session.nodeId)
@@ -175,7 +197,16 @@ export class Sessions {
   /** Reports traffic on the peer stream (the PeerTable's lastSent / lastReceived follow it). */
   touch(nodeId: string, what: { sent?: boolean; received?: boolean }): void {
     const at = this.n.now()
-    if (what.sent) this.n.peerEvents$.next({ type: 'traffic', nodeId, at, direction: 'out' })
-    if (what.received) this.n.peerEvents$.next({ type: 'traffic', nodeId, at, direction: 'in' })
+    if (what.sent && this.#due(`out:${nodeId}`, at))
+      this.n.peerEvents$.next({ type: 'traffic', nodeId, at, direction: 'out' })
+    if (what.received && this.#due(`in:${nodeId}`, at)) {
+      this.n.peerEvents$.next({ type: 'traffic', nodeId, at, direction: 'in' })
+    }
+  }
+
+  #due(key: string, at: number): boolean {
+    if (at - (this.#stampedAt.get(key) ?? Number.NEGATIVE_INFINITY) < TRAFFIC_STAMP_MS) return false
+    this.#stampedAt.set(key, at)
+    return true
   }
 }

@@ -1,8 +1,11 @@
 /**
  * EVM mempool gossip as coreth runs it (reference section 6), on handler 0 of the p2p SDK:
- * - push: every 100 ms, the txs submitted locally that became pending and were not pushed yet, in messages of at
- *   most 20 KiB, to the validators holding the top 90 % of stake plus up to 100 sampled connected validators;
- *   txs still pending that were last pushed >= 30 s ago are pushed again (one message per tick) to 10 validators.
+ * - push: the txs submitted locally that became pending and were not pushed yet, in messages of at most 20 KiB,
+ *   to the validators holding the top 90 % of stake plus up to 100 sampled connected validators; at most one such
+ *   push per 100 ms, as coreth's ticker, but on the leading edge: a tx queued when the last push is 100 ms old
+ *   goes out on the next turn of the event loop instead of waiting up to a tick (finality on a quiet chain);
+ *   every 100 ms, txs still pending that were last pushed >= 30 s ago are pushed again (one message per tick) to
+ *   10 validators.
  *   "Local" = every tx the pool announces as pending that did not come in by gossip.
  * - pull: every 1 s, if this node validates, an AppRequest to one random connected validator carrying a bloom
  *   filter of the pool's pending and queued hashes; the answer's txs enter the pool as remote txs.
@@ -83,6 +86,10 @@ export class TxGossiper {
   #subscription: Subscription | undefined
   #acceptedSub: { unsubscribe(): void } | undefined
   #timers: ReturnType<typeof setInterval>[] = []
+  /** the next first-push, when one is scheduled */
+  #freshTimer: ReturnType<typeof setTimeout> | undefined
+  /** when the last first-push went out (ms, `now`) */
+  #lastFreshAt = Number.NEGATIVE_INFINITY
   #pulling = false
 
   constructor(deps: TxGossiperDeps) {
@@ -123,7 +130,8 @@ export class TxGossiper {
       this.#admission.markIncluded(e.txs.map((raw) => bytesToHex(keccak_256(raw)))),
     )
     const { pushIntervalMs, pullIntervalMs } = this.config
-    if (pushIntervalMs > 0) this.#timers.push(setInterval(() => this.pushNow(), pushIntervalMs))
+    if (pushIntervalMs > 0) this.#timers.push(setInterval(() => this.#tick(), pushIntervalMs))
+    this.#pushSoon()
     if (pullIntervalMs > 0) this.#timers.push(setInterval(() => void this.pullNow(), pullIntervalMs))
   }
 
@@ -132,6 +140,8 @@ export class TxGossiper {
     this.#started = false
     for (const t of this.#timers) clearInterval(t)
     this.#timers = []
+    clearTimeout(this.#freshTimer)
+    this.#freshTimer = undefined
     this.#subscription?.unsubscribe()
     this.#subscription = undefined
     this.#acceptedSub?.unsubscribe()
@@ -158,6 +168,33 @@ export class TxGossiper {
     }
   }
 
+  /** The push timer: queued txs that found nobody to go to are tried again; then regossip. */
+  #tick(): void {
+    this.#pushSoon()
+    try {
+      const now = this.#now()
+      this.#regossip(now)
+      this.#admission.prune()
+    } catch (err) {
+      this.#log.error('tx push gossip failed', { err: err instanceof Error ? err.message : String(err) })
+    }
+  }
+
+  /** Schedules the first push of the queued txs: next turn, or 100 ms after the previous one. */
+  #pushSoon(): void {
+    const interval = this.config.pushIntervalMs
+    if (!this.#started || interval <= 0 || this.#freshTimer !== undefined || this.#toPush.size === 0) return
+    const wait = Math.max(0, this.#lastFreshAt + interval - this.#now())
+    this.#freshTimer = setTimeout(() => {
+      this.#freshTimer = undefined
+      try {
+        this.#pushFresh(this.#now())
+      } catch (err) {
+        this.#log.error('tx push gossip failed', { err: err instanceof Error ? err.message : String(err) })
+      }
+    }, wait)
+  }
+
   #queueLocal(hash: string): void {
     if (this.#admission.remote.has(hash) || this.#pushed.has(hash) || this.#toPush.has(hash)) return
     this.#toPush.add(hash)
@@ -165,6 +202,7 @@ export class TxGossiper {
       const oldest = this.#toPush.values().next().value
       if (oldest !== undefined) this.#toPush.delete(oldest)
     }
+    this.#pushSoon()
   }
 
   #pushFresh(now: number): void {
@@ -184,6 +222,7 @@ export class TxGossiper {
     }
     this.#toPush.clear()
     if (out.length === 0) return
+    this.#lastFreshAt = now
     const batches = batchBySize(out, this.config.targetMessageBytes)
     for (const batch of batches) this.#send(targets, batch, now)
     this.#stats.pushedTxs += out.length

@@ -135,6 +135,36 @@ describe('engine core: answering queries', () => {
     ])
   })
 
+  it('a query behind a push query waits for the pushed block to be verified, then sees it', () => {
+    const e = mk({ validators: [['P', 100n]] })
+    const B = makeBlock('B', 'G', 1)
+    e.handle(push('P', B, 5))
+    // the proposer's pull query right behind its push query: no chits while B is being verified
+    const pull = (inboundId: number): EngineInput => ({
+      type: 'query',
+      from: 'P',
+      inboundId,
+      blockId: 'B',
+      requestedHeight: 1,
+    })
+    assert.deepEqual(e.handle(pull(6)), [])
+    assert.deepEqual(e.handle(pull(7)), [])
+    assert.equal(e.snapshot().deferredQueries, 2)
+    const fx = e.handle({ type: 'verified', blockId: 'B', ok: true })
+    assert.deepEqual(of(fx, 'chits'), [
+      { type: 'chits', to: 'P', inboundId: 6, chits: chitsFor('B') },
+      { type: 'chits', to: 'P', inboundId: 7, chits: chitsFor('B') },
+    ])
+    // a failed verification releases them too, with the old preference
+    const C = makeBlock('C', 'B', 2)
+    e.handle(push('P', C, 8))
+    assert.deepEqual(e.handle(pull(9)), [])
+    const fx2 = e.handle({ type: 'verified', blockId: 'C', ok: false })
+    assert.deepEqual(of(fx2, 'chits'), [{ type: 'chits', to: 'P', inboundId: 9, chits: chitsFor('B') }])
+    assert.equal(e.snapshot().deferredQueries, 0)
+    // with nothing being verified a query is answered at once
+    assert.deepEqual(e.handle(pull(10)), [{ type: 'chits', to: 'P', inboundId: 10, chits: chitsFor('B') }])
+  })
   it('fetches an unknown parent from the querier, then verifies parent before child', () => {
     const e = mk({ validators: [['P', 100n]] })
     const A = makeBlock('A', 'G', 1)

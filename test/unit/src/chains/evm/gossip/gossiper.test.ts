@@ -339,6 +339,25 @@ describe('TxGossiper', () => {
     assert.equal(B.g.started, false)
   })
 
+  it('pushes a lone tx at once, and the next one no sooner than the push interval after it', async () => {
+    // a 60 s interval: the tick would never push within the test
+    const { n } = await network(['A', 'B'], { config: { pushIntervalMs: 60_000, pullIntervalMs: 0 } })
+    const { A, B } = n as Record<'A' | 'B', Node>
+    A.g.start()
+    B.g.start()
+    const first = await A.chain.vm.submitTransaction(await A.chain.signTransfer())
+    await until(() => B.chain.vm.pool.has(first))
+    assert.equal(A.g.stats().pushMessages, 1)
+    const second = await A.chain.vm.submitTransaction(await A.chain.signTransfer())
+    await new Promise((r) => setTimeout(r, 200))
+    assert.equal(B.chain.vm.pool.has(second), false, 'held until 60 s after the first push')
+    assert.equal(A.g.stats().pushMessages, 1)
+    // pushNow (the same step the schedule runs) sends it
+    A.g.pushNow()
+    await until(() => B.chain.vm.pool.has(second))
+    for (const x of [A, B]) x.g.stop()
+  })
+
   it('runs push and pull on its timers once started', async () => {
     const { n } = await network(['A', 'B', 'C'], { config: { pushIntervalMs: 100, pullIntervalMs: 1_000 } })
     const { A, B, C } = n as Record<'A' | 'B' | 'C', Node>
