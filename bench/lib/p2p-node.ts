@@ -1,20 +1,6 @@
-/**
- * One in-process Firn p2p node for the p2p bench: the real `Network` (libp2p TCP on 127.0.0.1, port 0) with a
- * fresh staking identity and BLS signer, a memory-level database, its own `network` actor, sybil protection
- * off (every connected peer is a validator, so gossiped peers get dialed), and a silent logger.
- */
-import { MemoryLevel } from 'memory-level'
-import { createActor } from 'xstate'
-import { networkMachine } from '../../actors/peers/network.machine.js'
-import { SystemId } from '../../actors/system-ids.js'
-import type { Database } from '../../src/db/open.js'
-import { newSigner } from '../../src/identity/bls.js'
-import { newStakingIdentity } from '../../src/identity/staking.js'
 import type { Logger } from '../../src/log/logger.js'
-import { Network } from '../../src/network/network.js'
-import { PeerTable } from '../../src/network/peer-table.js'
-import { ValidatorSet } from '../../src/network/validators.js'
-import { loopbackNetworkConfig } from '../../test/helpers/network-config.js'
+import type { PeerTable } from '../../src/network/peer-table.js'
+import { startNetworkNode } from '../../test/helpers/network-node.js'
 
 export const P2P_HOST = '127.0.0.1'
 export const P2P_NETWORK_ID = 12345
@@ -41,43 +27,15 @@ const silent: Logger = {
 
 /** Starts a node; `bootstrap` is the `ip:port` and NodeID of the node to dial first. */
 export async function startBenchNode(bootstrap?: { ip: string; id: string }): Promise<BenchNode> {
-  const identity = newStakingIdentity()
-  const peers = new PeerTable()
-  const db = new MemoryLevel({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Database
-  await db.open()
-  const validators = new ValidatorSet({
-    selfNodeId: identity.nodeId,
-    sybilProtectionEnabled: false,
-    disabledWeight: 100,
-    genesis: [],
-    connectedPeers: () => peers.nodeIds(),
-  })
-  const actor = createActor(networkMachine, { systemId: SystemId.Network })
-  actor.start()
-  const network = await Network.start({
-    config: loopbackNetworkConfig({
+  const node = await startNetworkNode({
+    config: {
       networkId: P2P_NETWORK_ID,
       host: P2P_HOST,
       ...(bootstrap === undefined ? {} : { bootstrap: [bootstrap] }),
-    }),
-    identity,
-    signer: newSigner(),
-    db,
-    peers,
-    validators,
-    system: actor.system,
+    },
     log: silent,
   })
-  return {
-    nodeId: identity.nodeId,
-    port: network.port,
-    peers,
-    close: async () => {
-      await network.close()
-      actor.stop()
-      await db.close()
-    },
-  }
+  return { nodeId: node.nodeId, port: node.network.port, peers: node.peers, close: node.close }
 }
 
 /** Writes one JSON line to stdout (the child scripts' protocol with bench/lib/p2p-memory.ts). */

@@ -7,20 +7,12 @@
 import '../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MemoryLevel } from 'memory-level'
-import { createActor } from 'xstate'
-import { networkMachine } from '../../../../actors/peers/network.machine.js'
 import { SystemId } from '../../../../actors/system-ids.js'
 import { chainIds } from '../../../../src/config/chain-ids.js'
-import type { Database } from '../../../../src/db/open.js'
-import { newSigner } from '../../../../src/identity/bls.js'
 import { newStakingIdentity, type StakingIdentity } from '../../../../src/identity/staking.js'
-import { Network } from '../../../../src/network/network.js'
-import { PeerTable } from '../../../../src/network/peer-table.js'
 import { RequestFailedError } from '../../../../src/network/request-tracker.js'
-import { type Validator, ValidatorSet } from '../../../../src/network/validators.js'
-import { captureLog } from '../../../helpers/capture-log.js'
-import { loopbackNetworkConfig } from '../../../helpers/network-config.js'
+import type { Validator } from '../../../../src/network/validators.js'
+import { startNetworkNode } from '../../../helpers/network-node.js'
 
 const C = chainIds(12345).C
 const TIMEOUT = { initialMs: 300, minMs: 100, maxMs: 300, halflifeMs: 60_000, coefficient: 2 }
@@ -36,49 +28,16 @@ interface NodeOptions {
 }
 
 async function node(o: NodeOptions) {
-  const peers = new PeerTable()
-  const db = new MemoryLevel({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Database
-  await db.open()
-  const sybil = o.genesis !== undefined
-  const validators = new ValidatorSet({
-    selfNodeId: o.identity.nodeId,
-    sybilProtectionEnabled: sybil,
-    disabledWeight: 100,
-    genesis: o.genesis ?? [],
-    connectedPeers: () => peers.nodeIds(),
-  })
-  const actor = createActor(networkMachine, { systemId: SystemId.Network }).start()
-  const { log, lines } = captureLog()
-  const network = await Network.start({
-    config: loopbackNetworkConfig({
-      dev: false,
-      sybilProtection: sybil,
-      ...(o.bootstrap === undefined ? {} : { bootstrap: [o.bootstrap] }),
-    }),
+  return startNetworkNode({
     identity: o.identity,
-    signer: newSigner(),
-    db,
-    peers,
-    validators,
-    system: actor.system,
-    log,
+    ...(o.genesis === undefined ? {} : { genesis: o.genesis }),
+    config: { dev: false, ...(o.bootstrap === undefined ? {} : { bootstrap: [o.bootstrap] }) },
     chains: [{ chainId: C, alias: 'C' }],
     requestTimeout: TIMEOUT,
     benchlist: { benchDurationMs: o.benchDurationMs ?? 60_000 },
     testProtocols: o.testProtocols ?? true,
-    echoSilent: o.silent,
+    ...(o.silent === undefined ? {} : { echoSilent: o.silent }),
   })
-  return {
-    network,
-    peers,
-    actor,
-    lines,
-    close: async () => {
-      await network.close()
-      actor.stop()
-      await db.close()
-    },
-  }
 }
 
 async function until<T>(what: string, f: () => T | undefined, ms = 10_000): Promise<T> {

@@ -11,25 +11,16 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { multiaddr } from '@multiformats/multiaddr'
-import { MemoryLevel } from 'memory-level'
 import type { Subscription } from 'rxjs'
-import { createActor } from 'xstate'
 import type { Chits } from '../../../../actors/consensus/types.js'
-import { networkMachine } from '../../../../actors/peers/network.machine.js'
-import { SystemId } from '../../../../actors/system-ids.js'
 import { chainIds } from '../../../../src/config/chain-ids.js'
-import type { Database } from '../../../../src/db/open.js'
-import { newSigner } from '../../../../src/identity/bls.js'
 import { idToString } from '../../../../src/identity/ids.js'
 import { newStakingIdentity, type StakingIdentity } from '../../../../src/identity/staking.js'
 import { createHost, type Host } from '../../../../src/network/host.js'
-import { AppRequestError, type ChainHandlers, Network, type PeerEvent } from '../../../../src/network/network.js'
-import { PeerTable } from '../../../../src/network/peer-table.js'
+import { AppRequestError, type ChainHandlers, type PeerEvent } from '../../../../src/network/network.js'
 import { RequestFailedError } from '../../../../src/network/request-tracker.js'
-import { ValidatorSet } from '../../../../src/network/validators.js'
-import { captureLog } from '../../../helpers/capture-log.js'
 import { deferred } from '../../../helpers/deferred.js'
-import { loopbackNetworkConfig } from '../../../helpers/network-config.js'
+import { startNetworkNode } from '../../../helpers/network-node.js'
 
 const NETWORK_ID = 12345
 const C = chainIds(NETWORK_ID).C
@@ -49,43 +40,12 @@ const same = (actual: unknown, expected: unknown, message?: string): void =>
   assert.deepEqual(plain(actual), plain(expected), message)
 
 async function node(identity: StakingIdentity, bootstrap?: { ip: string; id: string }) {
-  const peers = new PeerTable()
-  const db = new MemoryLevel({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Database
-  await db.open()
-  const validators = new ValidatorSet({
-    selfNodeId: identity.nodeId,
-    sybilProtectionEnabled: false,
-    disabledWeight: 100,
-    genesis: [],
-    connectedPeers: () => peers.nodeIds(),
-  })
-  const actor = createActor(networkMachine, { systemId: SystemId.Network }).start()
-  const { log, lines } = captureLog()
-  const network = await Network.start({
-    config: loopbackNetworkConfig({
-      networkId: NETWORK_ID,
-      ...(bootstrap === undefined ? {} : { bootstrap: [bootstrap] }),
-    }),
+  return startNetworkNode({
     identity,
-    signer: newSigner(),
-    db,
-    peers,
-    validators,
-    system: actor.system,
-    log,
+    config: { networkId: NETWORK_ID, ...(bootstrap === undefined ? {} : { bootstrap: [bootstrap] }) },
     chains: [{ chainId: C, alias: 'C' }],
     requestTimeout: TIMEOUT,
   })
-  return {
-    network,
-    nodeId: identity.nodeId,
-    lines,
-    close: async () => {
-      await network.close()
-      actor.stop()
-      await db.close()
-    },
-  }
 }
 
 async function until<T>(what: string, f: () => T | undefined, ms = 10_000): Promise<T> {

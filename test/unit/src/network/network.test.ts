@@ -7,18 +7,12 @@ import '../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MemoryLevel } from 'memory-level'
-import { createActor } from 'xstate'
-import { networkMachine } from '../../../../actors/peers/network.machine.js'
 import { SystemId } from '../../../../actors/system-ids.js'
 import type { Database } from '../../../../src/db/open.js'
 import { Sublevel } from '../../../../src/db/sublevels.js'
-import { newSigner } from '../../../../src/identity/bls.js'
-import { newStakingIdentity, type StakingIdentity } from '../../../../src/identity/staking.js'
-import { addrOf, ipBytes, multiaddrText, Network, nextBackoff, REDIAL_MAX_MS } from '../../../../src/network/network.js'
-import { PeerTable } from '../../../../src/network/peer-table.js'
-import { ValidatorSet } from '../../../../src/network/validators.js'
-import { captureLog } from '../../../helpers/capture-log.js'
-import { loopbackNetworkConfig } from '../../../helpers/network-config.js'
+import { newStakingIdentity } from '../../../../src/identity/staking.js'
+import { addrOf, ipBytes, multiaddrText, nextBackoff, REDIAL_MAX_MS } from '../../../../src/network/network.js'
+import { startNetworkNode } from '../../../helpers/network-node.js'
 
 describe('network helpers', () => {
   it('addrOf reads ip:port from multiaddrs', () => {
@@ -61,58 +55,15 @@ describe('network helpers', () => {
   })
 })
 
-interface TestNode {
-  network: Network
-  identity: StakingIdentity
-  peers: PeerTable
-  db: Database
-  lines: string[]
-  actor: ReturnType<typeof createActor<typeof networkMachine>>
-  close(): Promise<void>
-}
-
 async function node(opts: { bootstrap?: { ip: string; id: string }[]; networkId?: number; db?: Database } = {}) {
-  const identity = newStakingIdentity()
-  const peers = new PeerTable()
-  const db = opts.db ?? (new MemoryLevel({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Database)
-  await db.open()
-  const validators = new ValidatorSet({
-    selfNodeId: identity.nodeId,
-    sybilProtectionEnabled: false,
-    disabledWeight: 100,
-    genesis: [],
-    connectedPeers: () => peers.nodeIds(),
-  })
-  const actor = createActor(networkMachine, { systemId: SystemId.Network })
-  actor.start()
-  const { log, lines } = captureLog()
-  const network = await Network.start({
-    config: loopbackNetworkConfig({
+  return startNetworkNode({
+    ...(opts.db === undefined ? {} : { db: opts.db }),
+    config: {
       networkId: opts.networkId ?? 12345,
       acpSupport: [23],
       ...(opts.bootstrap === undefined ? {} : { bootstrap: opts.bootstrap }),
-    }),
-    identity,
-    signer: newSigner(),
-    db,
-    peers,
-    validators,
-    system: actor.system,
-    log,
-  })
-  const n: TestNode = {
-    network,
-    identity,
-    peers,
-    db,
-    lines,
-    actor,
-    close: async () => {
-      await network.close()
-      actor.stop()
     },
-  }
-  return n
+  })
 }
 
 async function until<T>(what: string, f: () => T | undefined, ms = 10_000): Promise<T> {

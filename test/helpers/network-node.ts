@@ -1,0 +1,91 @@
+/**
+ * One in-process Firn p2p node for tests and benches: the real `Network` (libp2p TCP on 127.0.0.1, port 0), a
+ * staking identity (fresh unless given), a memory-level database (unless given), its own `network` actor, and a
+ * validator set: the given genesis with sybil protection on, else sybil protection off (every connected peer a
+ * validator of weight 100). Log lines are captured unless a logger is given.
+ */
+import { MemoryLevel } from 'memory-level'
+import { createActor } from 'xstate'
+import { networkMachine } from '../../actors/peers/network.machine.js'
+import { SystemId } from '../../actors/system-ids.js'
+import type { Database } from '../../src/db/open.js'
+import { newSigner } from '../../src/identity/bls.js'
+import { newStakingIdentity, type StakingIdentity } from '../../src/identity/staking.js'
+import type { Logger } from '../../src/log/logger.js'
+import { Network, type NetworkOptions } from '../../src/network/network.js'
+import { PeerTable } from '../../src/network/peer-table.js'
+import { type Validator, ValidatorSet } from '../../src/network/validators.js'
+import { captureLog } from './capture-log.js'
+import { type LoopbackConfig, loopbackNetworkConfig } from './network-config.js'
+
+type StartExtras = Omit<
+  NetworkOptions,
+  'config' | 'identity' | 'signer' | 'db' | 'peers' | 'validators' | 'system' | 'log'
+>
+
+export interface NetworkNodeOptions extends StartExtras {
+  identity?: StakingIdentity
+  /** a database to (re)use; the node does not close it */
+  db?: Database
+  /** genesis validators with sybil protection on; sybil protection off (weight 100 each) when absent */
+  genesis?: Validator[]
+  /** the loopback config's fields (networkId, bootstrap, dev, ...); `sybilProtection` follows `genesis` */
+  config?: Omit<LoopbackConfig, 'sybilProtection'>
+  /** a logger instead of the captured lines */
+  log?: Logger
+}
+
+export interface NetworkNode {
+  network: Network
+  identity: StakingIdentity
+  nodeId: string
+  peers: PeerTable
+  db: Database
+  actor: ReturnType<typeof createActor<typeof networkMachine>>
+  /** captured log lines (empty when a logger was given) */
+  lines: string[]
+  /** closes the network, stops the actor and closes the database the node opened */
+  close(): Promise<void>
+}
+
+export async function startNetworkNode(o: NetworkNodeOptions = {}): Promise<NetworkNode> {
+  const { identity = newStakingIdentity(), db: given, genesis, config, log: givenLog, ...extras } = o
+  const peers = new PeerTable()
+  const db = given ?? (new MemoryLevel({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Database)
+  await db.open()
+  const sybilProtection = genesis !== undefined
+  const validators = new ValidatorSet({
+    selfNodeId: identity.nodeId,
+    sybilProtectionEnabled: sybilProtection,
+    disabledWeight: 100,
+    genesis: genesis ?? [],
+    connectedPeers: () => peers.nodeIds(),
+  })
+  const actor = createActor(networkMachine, { systemId: SystemId.Network }).start()
+  const captured = captureLog()
+  const network = await Network.start({
+    ...extras,
+    config: loopbackNetworkConfig({ ...config, sybilProtection }),
+    identity,
+    signer: newSigner(),
+    db,
+    peers,
+    validators,
+    system: actor.system,
+    log: givenLog ?? captured.log,
+  })
+  return {
+    network,
+    identity,
+    nodeId: identity.nodeId,
+    peers,
+    db,
+    actor,
+    lines: givenLog === undefined ? captured.lines : [],
+    close: async () => {
+      await network.close()
+      actor.stop()
+      if (given === undefined) await db.close()
+    },
+  }
+}
