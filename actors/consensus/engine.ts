@@ -22,7 +22,7 @@ import {
   MAX_DEFERRED_QUERIES,
   MAX_KNOWN_FRONTIERS,
 } from './engine-types.js'
-import { addPoll, dropIn, newPollSet, type PollSet, voteIn } from './poll.js'
+import { addPoll, dropIn, newPollSet, type PollParams, type PollSet, voteIn } from './poll.js'
 import { distinct, sampleStake } from './sampler.js'
 import type { AcceptedRef, Chits, EngineBlock } from './types.js'
 
@@ -51,6 +51,8 @@ export class Engine {
   /** the preference last told to the VM */
   #vmPreference: string
   #out: EngineEffect[] = []
+  /** the poll thresholds, and the processing parent for counting votes transitively */
+  readonly #pollParams: PollParams
 
   constructor(deps: EngineDeps, lastAccepted: AcceptedRef) {
     this.#deps = deps
@@ -58,6 +60,14 @@ export class Engine {
     this.#acceptedAt.set(lastAccepted.height, lastAccepted.id)
     this.#acceptedIds.set(lastAccepted.id, lastAccepted.height)
     this.#vmPreference = lastAccepted.id
+    this.#pollParams = {
+      alphaPreference: deps.params.alphaPreference,
+      alphaConfidence: deps.params.alphaConfidence,
+      parentOf: (id) => {
+        const parent = this.#processing.get(id)?.parentId
+        return parent !== undefined && this.#processing.has(parent) ? parent : undefined
+      },
+    }
     this.#issuer = new Issuer({
       lastAccepted: () => this.#tree.lastAccepted,
       isProcessing: (id) => isProcessing(this.#tree, id),
@@ -226,7 +236,7 @@ export class Engine {
         choice = this.#processingAncestor(opt)
         if (choice !== undefined) break
       }
-      const p = this.#deps.params
+      const p = this.#pollParams
       const upd =
         choice !== undefined
           ? voteIn(this.#polls, v.requestId, v.from, choice, p)

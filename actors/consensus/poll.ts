@@ -5,7 +5,13 @@
  */
 import type { SnowParams } from './params.js'
 
-export type PollParams = Pick<SnowParams, 'alphaPreference' | 'alphaConfidence'>
+export type PollParams = Pick<SnowParams, 'alphaPreference' | 'alphaConfidence'> & {
+  /** A voted block's processing parent (undefined at the last accepted block): votes count for the ancestors too. */
+  parentOf?: (blockId: string) => string | undefined
+}
+
+/** Most ancestors a vote is counted for (the processing chain is far shorter: max-processing). */
+const MAX_VOTE_DEPTH = 1024
 
 export interface Poll {
   /** NodeID -> sample count, for validators that have neither voted nor been dropped. */
@@ -69,23 +75,36 @@ export function drop(poll: Poll, nodeId: string): Poll {
 
 /**
  * A poll finishes when (1) nobody is outstanding; (2) received + remaining < αp; or (3) something was
- * received and every voted block's count c satisfies c + remaining < αp, αp <= c < αc - remaining
- * (αc unreachable), or c >= αc.
- * Follow-up: (3) counts each voted block ID flat; the reference counts each vote transitively for its
- * processing ancestors (and shared ID prefixes at forks), which needs the block tree.
+ * received and every candidate count c satisfies c + remaining < αp, αp <= c < αc - remaining (αc
+ * unreachable), or c >= αc, where a block's count is its own votes plus its voted descendants' (each vote
+ * counted for every processing ancestor through `parentOf`, as the reference's early-term traversal poll; its
+ * shared-ID-prefix counts belong to the bit-tree snowball Firn does not use). Without `parentOf`, flat counts.
  */
 export function isFinished(poll: Poll, params: PollParams): boolean {
   const { remaining, received } = poll
   if (remaining === 0) return true
   if (received + remaining < params.alphaPreference) return true
   if (received === 0) return false
-  for (const c of Object.values(poll.votes)) {
+  for (const c of candidateCounts(poll.votes, params.parentOf).values()) {
     if (c + remaining < params.alphaPreference) continue
     if (params.alphaPreference <= c && c < params.alphaConfidence - remaining) continue
     if (c >= params.alphaConfidence) continue
     return false
   }
   return true
+}
+
+/** Each voted block and each of its processing ancestors -> the votes for it and its voted descendants. */
+function candidateCounts(votes: Record<string, number>, parentOf: PollParams['parentOf']): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const [id, n] of Object.entries(votes)) {
+    let cur: string | undefined = id
+    for (let depth = 0; cur !== undefined && depth < MAX_VOTE_DEPTH; depth++) {
+      counts.set(cur, (counts.get(cur) ?? 0) + n)
+      cur = parentOf?.(cur)
+    }
+  }
+  return counts
 }
 
 /** Block ID -> weighted vote count. */

@@ -70,6 +70,26 @@ describe('poll', () => {
     assert.equal(isFinished(p, params), true) // A = 3 ≥ αp, 3 < 5 − 1
   })
 
+  it('counts a vote for every processing ancestor of the voted block (B <- C)', () => {
+    const params = { alphaPreference: 4, alphaConfidence: 5 }
+    let p = newPoll(ids(6))
+    for (const [i, block] of [
+      [0, 'B'],
+      [1, 'B'],
+      [2, 'B'],
+      [3, 'C'],
+      [4, 'C'],
+    ] as const)
+      p = vote(p, `NodeID-${i}`, block)
+    // flat, B = 3 could still reach αp or αc with the last vote
+    assert.equal(isFinished(p, params), false)
+    // transitively B = 5 >= αc, and C = 2 + 1 < αp
+    const parentOf = (id: string) => (id === 'C' ? 'B' : undefined)
+    assert.equal(isFinished(p, { ...params, parentOf }), true)
+    // the result itself stays per voted block (the tree counts transitively when it applies it)
+    assert.deepEqual(result(p), { B: 3, C: 2 })
+  })
+
   it('counts repeated sampling as weight', () => {
     let p = newPoll(['X', 'X', 'X', 'Y', 'Z'])
     p = vote(p, 'X', 'A')
