@@ -73,6 +73,7 @@ export const FLAGS = {
   'snow-max-processing': f('uint', 256, 'Health: most blocks processing at once'),
   'snow-max-time-processing': f('duration', 30_000, 'Health: longest time a block may stay processing'),
   'consensus-frontier-poll-frequency': f('duration', 100, 'How often an idle engine polls a peer for its frontier'),
+  'consensus-app-concurrency': f('uint', 2, 'App requests and app gossip of a chain handled at once'),
   'dev-speed': f(
     'bool',
     false,

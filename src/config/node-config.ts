@@ -69,6 +69,8 @@ export interface NodeConfig {
   snow: SnowParams
   /** `--consensus-frontier-poll-frequency` (ms) */
   frontierPollMs: number
+  /** `--consensus-app-concurrency`: app messages of a chain handled at once (>= 1) */
+  appConcurrency: number
   /** `--dev-speed`: the C chain uses --dev's block timing on the local network (Firn only) */
   devSpeed: boolean
   fees: { txFee: string; createAssetTxFee: string }
@@ -139,6 +141,8 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
   const snow = snowParams(raw)
   const frontierPollMs = raw.get<number>('consensus-frontier-poll-frequency')
   if (!(frontierPollMs > 0)) throw new ConfigError('--consensus-frontier-poll-frequency must be positive')
+  const appConcurrency = raw.get<number>('consensus-app-concurrency')
+  if (!(appConcurrency >= 1)) throw new ConfigError('--consensus-app-concurrency must be at least 1')
   const devSpeed = raw.get<boolean>('dev-speed')
   if (devSpeed && networkId !== NetworkId.local) throw new ConfigError('--dev-speed runs only on the local network')
 
@@ -208,6 +212,7 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     benchlist,
     snow,
     frontierPollMs,
+    appConcurrency,
     devSpeed,
     fees: {
       txFee: String(raw.get<number>('tx-fee')),

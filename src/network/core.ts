@@ -61,7 +61,7 @@ export interface NetworkOptions {
     | 'bootstrap'
     | 'sybilProtection'
   > &
-    Partial<Pick<NodeConfig, 'networkTimeout' | 'benchlist' | 'ping'>>
+    Partial<Pick<NodeConfig, 'networkTimeout' | 'benchlist' | 'ping' | 'appConcurrency'>>
   identity: StakingIdentity
   signer: { signProofOfPossession(message: Uint8Array): Uint8Array }
   db: Database

@@ -11,6 +11,8 @@ export interface LoopbackConfig {
   bootstrap?: readonly { ip: string; id: string }[]
   sybilProtection?: boolean
   acpSupport?: number[]
+  /** `--consensus-app-concurrency`; the default 2 when absent */
+  appConcurrency?: number
 }
 
 export function loopbackNetworkConfig(o: LoopbackConfig = {}): NetworkOptions['config'] {
@@ -34,5 +36,6 @@ export function loopbackNetworkConfig(o: LoopbackConfig = {}): NetworkOptions['c
     acpObject: [],
     bootstrap: { ips: (o.bootstrap ?? []).map((b) => b.ip), ids: (o.bootstrap ?? []).map((b) => b.id) },
     sybilProtection: { enabled: o.sybilProtection ?? false, disabledWeight: 100 },
+    ...(o.appConcurrency === undefined ? {} : { appConcurrency: o.appConcurrency }),
   }
 }

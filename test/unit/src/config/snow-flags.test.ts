@@ -1,6 +1,7 @@
 /**
  * The snow flags (reference/consensus.md 1.1, node-api.md 9): defaults, `--snow-quorum-size` setting both quorums,
- * the reference's validation texts as start-up errors, the frontier poll frequency and `--dev-speed`.
+ * the reference's validation texts as start-up errors, the frontier poll frequency, the app concurrency and
+ * `--dev-speed`.
  */
 import '../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
@@ -75,6 +76,12 @@ describe('snow flags', () => {
       ['--snow-optimal-processing=0'],
       'parameters invalid: optimalProcessing = 0: fails the condition that: 0 < optimalProcessing',
     )
+  })
+
+  it('--consensus-app-concurrency: 2 by default, at least 1', () => {
+    assert.equal(load([]).appConcurrency, 2)
+    assert.equal(load(['--consensus-app-concurrency=5']).appConcurrency, 5)
+    fails(['--consensus-app-concurrency=0'], '--consensus-app-concurrency must be at least 1')
   })
 
   it('--dev-speed is for the local network only', () => {

@@ -39,10 +39,14 @@ function plain(x: unknown): unknown {
 const same = (actual: unknown, expected: unknown, message?: string): void =>
   assert.deepEqual(plain(actual), plain(expected), message)
 
-async function node(identity: StakingIdentity, bootstrap?: { ip: string; id: string }) {
+async function node(identity: StakingIdentity, bootstrap?: { ip: string; id: string }, appConcurrency?: number) {
   return startNetworkNode({
     identity,
-    config: { networkId: NETWORK_ID, ...(bootstrap === undefined ? {} : { bootstrap: [bootstrap] }) },
+    config: {
+      networkId: NETWORK_ID,
+      ...(bootstrap === undefined ? {} : { bootstrap: [bootstrap] }),
+      ...(appConcurrency === undefined ? {} : { appConcurrency }),
+    },
     chains: [{ chainId: C, alias: 'C' }],
     requestTimeout: TIMEOUT,
   })
@@ -281,5 +285,40 @@ describe('ChainRouter between two nodes', { timeout: 90_000 }, () => {
     assert.equal((await failure(b.network.chains.getAcceptedFrontier(a.nodeId, C))).reason, 'timeout')
     unregister = a.network.chains.register(C, h.handlers)
     assert.equal(await b.network.chains.getAcceptedFrontier(a.nodeId, C), hexId(5))
+  })
+})
+
+describe('--consensus-app-concurrency', { timeout: 60_000 }, () => {
+  it('sets how many app requests of a chain run at once', async () => {
+    const a = await node(newStakingIdentity(), undefined, 3)
+    const b = await node(newStakingIdentity(), { ip: `127.0.0.1:${a.network.port}`, id: a.nodeId })
+    try {
+      await until('b connected to a', () => (b.network.chains.isConnected(a.nodeId) ? true : undefined))
+      await until('a connected to b', () => (a.network.chains.isConnected(b.nodeId) ? true : undefined))
+      let active = 0
+      let max = 0
+      let started = 0
+      const gate = deferred()
+      const { handlers } = recordingHandlers()
+      handlers.appRequest = async (_from, bytes) => {
+        started++
+        active++
+        max = Math.max(max, active)
+        await gate.promise
+        active--
+        return bytes
+      }
+      a.network.chains.register(C, handlers)
+      const requests = [1, 2, 3, 4, 5].map((i) => b.network.chains.appRequest(a.nodeId, C, bytes(i)))
+      await until('three app handlers running', () => (started === 3 ? true : undefined))
+      await new Promise((r) => setTimeout(r, 50))
+      assert.equal(started, 3, 'the other two wait')
+      gate.resolve()
+      same(await Promise.all(requests), [bytes(1), bytes(2), bytes(3), bytes(4), bytes(5)])
+      assert.equal(max, 3)
+    } finally {
+      await b.close()
+      await a.close()
+    }
   })
 })
