@@ -4,6 +4,8 @@
  *
  * - waitingForStake: `checkStake` until connected beacon weight >= (3W+3)/4, re-checked on
  *   `bootstrap.connectivityChanged` and every `stakeRecheckMs`. An empty beacon set goes straight to executing.
+ *   Still waiting after `beaconTimeoutMs` (`--bootstrap-beacon-connection-timeout`, 1 min): the action
+ *   `beaconsNotConnected` runs once (emits `bootstrap.beaconsNotConnected`; the chain logs the reference's warning).
  * - fetchingFrontier / fetchingAccepted: one round's GetAcceptedFrontier and GetAccepted (`fetchFrontier`,
  *   `fetchAccepted`); nothing accepted by a majority -> a new round after `roundRetryMs`.
  * - fetchingAncestors: `fetchAncestors` (a callback) fetches down to the last accepted block, reporting progress;
@@ -39,6 +41,8 @@ export interface BootstrapperOutput {
 
 export interface BootstrapperInput {
   stakeRecheckMs?: number
+  /** how long waiting for stake goes before the one warning; DEFAULT_BEACON_TIMEOUT_MS */
+  beaconTimeoutMs?: number
   roundRetryMs?: number
   progressIntervalMs?: number
 }
@@ -68,6 +72,7 @@ export interface BootstrapperContext {
   accepted: string[]
   error: string | null
   stakeRecheckMs: number
+  beaconTimeoutMs: number
   roundRetryMs: number
   progressIntervalMs: number
 }
@@ -123,8 +128,11 @@ export type BootstrapperEmitted =
   | BootstrapProgress
   | { type: 'bootstrap.done'; executed: number }
   | { type: 'bootstrap.failed'; message: string }
+  | { type: 'bootstrap.beaconsNotConnected'; waitedMs: number }
 
 export const DEFAULT_STAKE_RECHECK_MS = 1000
+/** the reference's `--bootstrap-beacon-connection-timeout` default */
+export const DEFAULT_BEACON_TIMEOUT_MS = 60_000
 export const DEFAULT_ROUND_RETRY_MS = 1000
 export const DEFAULT_PROGRESS_INTERVAL_MS = 1000
 
@@ -172,11 +180,16 @@ export const bootstrapperMachine = setup({
   },
   delays: {
     stakeRecheck: ({ context }) => context.stakeRecheckMs,
+    beaconTimeout: ({ context }) => context.beaconTimeoutMs,
     roundRetry: ({ context }) => context.roundRetryMs,
     progressInterval: ({ context }) => context.progressIntervalMs,
   },
   actions: {
     emitProgress: emit(({ context }) => progressOf(context)),
+    beaconsNotConnected: emit(({ context }) => ({
+      type: 'bootstrap.beaconsNotConnected' as const,
+      waitedMs: context.beaconTimeoutMs,
+    })),
     fail: assign((_, p: { message: string }) => ({ error: p.message })),
     enterFetching: assign(({ context }) => ({
       phase: 'fetchingAncestors' as const,
@@ -212,6 +225,7 @@ export const bootstrapperMachine = setup({
     accepted: [],
     error: null,
     stakeRecheckMs: input?.stakeRecheckMs ?? DEFAULT_STAKE_RECHECK_MS,
+    beaconTimeoutMs: input?.beaconTimeoutMs ?? DEFAULT_BEACON_TIMEOUT_MS,
     roundRetryMs: input?.roundRetryMs ?? DEFAULT_ROUND_RETRY_MS,
     progressIntervalMs: input?.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
   }),
@@ -219,6 +233,7 @@ export const bootstrapperMachine = setup({
   states: {
     waitingForStake: {
       entry: assign({ phase: 'waitingForStake' }),
+      after: { beaconTimeout: { actions: 'beaconsNotConnected' } },
       initial: 'checking',
       states: {
         checking: {

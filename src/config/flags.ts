@@ -52,6 +52,11 @@ export const FLAGS = {
   'sybil-protection-disabled-weight': f('uint', 100, 'Weight of each validator when sybil protection is off'),
   'bootstrap-ips': f('list', [], 'Comma-separated IP:port of the bootstrap nodes'),
   'bootstrap-ids': f('list', [], 'Comma-separated NodeIDs of the bootstrap nodes'),
+  'bootstrap-beacon-connection-timeout': f(
+    'duration',
+    60_000,
+    'Warn when the beacons are not connected this long after start (bootstrapping waits on)',
+  ),
   'network-ping-frequency': f('duration', 22_500, 'How often a Ping is sent to each peer'),
   'network-ping-timeout': f('duration', 30_000, 'A peer silent this long is dropped (ping timeout)'),
   'network-initial-timeout': f('duration', 5_000, 'Initial timeout of requests to peers (adaptive timeout)'),

@@ -71,6 +71,8 @@ export interface NodeConfig {
   frontierPollMs: number
   /** `--consensus-app-concurrency`: app messages of a chain handled at once (>= 1) */
   appConcurrency: number
+  /** `--bootstrap-beacon-connection-timeout` (ms): a chain still waiting for its beacons' stake warns after it */
+  beaconConnectionTimeoutMs: number
   /** `--dev-speed`: the C chain uses --dev's block timing on the local network (Firn only) */
   devSpeed: boolean
   fees: { txFee: string; createAssetTxFee: string }
@@ -143,6 +145,8 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
   if (!(frontierPollMs > 0)) throw new ConfigError('--consensus-frontier-poll-frequency must be positive')
   const appConcurrency = raw.get<number>('consensus-app-concurrency')
   if (!(appConcurrency >= 1)) throw new ConfigError('--consensus-app-concurrency must be at least 1')
+  const beaconConnectionTimeoutMs = raw.get<number>('bootstrap-beacon-connection-timeout')
+  if (!(beaconConnectionTimeoutMs > 0)) throw new ConfigError('--bootstrap-beacon-connection-timeout must be positive')
   const devSpeed = raw.get<boolean>('dev-speed')
   if (devSpeed && networkId !== NetworkId.local) throw new ConfigError('--dev-speed runs only on the local network')
 
@@ -213,6 +217,7 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     snow,
     frontierPollMs,
     appConcurrency,
+    beaconConnectionTimeoutMs,
     devSpeed,
     fees: {
       txFee: String(raw.get<number>('tx-fee')),

@@ -210,6 +210,7 @@ async function build(
     proposers: () => proposers,
     params: config.snow,
     frontierPollMs: config.frontierPollMs,
+    beaconConnectionTimeoutMs: config.beaconConnectionTimeoutMs,
     log: logs.get(cChain.alias),
     inspect,
   })

@@ -9,7 +9,11 @@ import type { Subscription } from 'rxjs'
 import { createActor, type InspectionEvent } from 'xstate'
 import { answerGetAccepted, collectAncestors } from '../../../actors/consensus/bootstrap.js'
 import { createBootstrapActors } from '../../../actors/consensus/bootstrapper.io.js'
-import { bootstrapperMachine, progressOf } from '../../../actors/consensus/bootstrapper.machine.js'
+import {
+  type BootstrapperInput,
+  bootstrapperMachine,
+  progressOf,
+} from '../../../actors/consensus/bootstrapper.machine.js'
 import type { EngineSnapshot } from '../../../actors/consensus/engine.js'
 import { engineMachine } from '../../../actors/consensus/engine.machine.js'
 import type { SnowParams } from '../../../actors/consensus/params.js'
@@ -18,6 +22,7 @@ import { idFromString } from '../../identity/ids.js'
 import type { Logger } from '../../log/logger.js'
 import type { ChainHandlers, ChainRouter } from '../../network/chain-router.js'
 import type { PeerEvent } from '../../network/core.js'
+import { formatGoDuration } from '../evm/config/go-duration.js'
 import { TxGossiper } from '../evm/gossip/gossiper.js'
 import { AppRequestError } from '../evm/gossip/wire.js'
 import { SlotBuilder } from './builder.js'
@@ -39,6 +44,8 @@ export interface SnowmanChainDeps {
   proposers: () => readonly Weighted[]
   params: SnowParams
   frontierPollMs: number
+  /** `--bootstrap-beacon-connection-timeout` (ms); the bootstrapper's default (1 min) when absent */
+  beaconConnectionTimeoutMs?: number
   log: Logger
   /** dev tools: the engine actor is a root of its own, reported through the node's inspector */
   inspect?: (ev: InspectionEvent) => void
@@ -139,6 +146,15 @@ export class SnowmanChain {
             elapsedSeconds: Math.round((this.#now() - started) / 1000),
           })
         },
+        beaconsNotConnected: ({ context }) => {
+          const { self, router, validators } = this.deps
+          const beacons = validators().filter((v) => v.weight > 0n && v.nodeId !== self)
+          log.warn('failed to connect to bootstrap nodes', {
+            notConnected: beacons.filter((v) => !router.isConnected(v.nodeId)).map((v) => v.nodeId),
+            beacons: beacons.length,
+            duration: formatGoDuration(BigInt(context.beaconTimeoutMs) * 1_000_000n),
+          })
+        },
       },
     })
   }
@@ -146,12 +162,13 @@ export class SnowmanChain {
   /** the bootstrapper actor's id, input and the node's inspector */
   bootstrapActorOptions(): {
     id: string
-    input: Record<string, never>
+    input: BootstrapperInput
     inspect?: (ev: InspectionEvent) => void
   } {
+    const timeout = this.deps.beaconConnectionTimeoutMs
     return {
       id: `bootstrapper:${this.deps.alias}`,
-      input: {},
+      input: timeout === undefined ? {} : { beaconTimeoutMs: timeout },
       ...(this.deps.inspect === undefined ? {} : { inspect: this.deps.inspect }),
     }
   }

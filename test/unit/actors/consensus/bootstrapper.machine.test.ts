@@ -3,7 +3,11 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { type AnyActorRef, createActor, SimulatedClock, type SnapshotFrom } from 'xstate'
 import { type BootstrapOptions, createBootstrapActors } from '../../../../actors/consensus/bootstrapper.io.js'
-import { type BootstrapperEmitted, bootstrapperMachine } from '../../../../actors/consensus/bootstrapper.machine.js'
+import {
+  type BootstrapperEmitted,
+  type BootstrapperInput,
+  bootstrapperMachine,
+} from '../../../../actors/consensus/bootstrapper.machine.js'
 import type { EngineBlock } from '../../../../actors/consensus/types.js'
 import { extend, FakeNetwork, type FakePeer, genesisChain } from './bootstrap.fixtures.js'
 
@@ -11,11 +15,16 @@ type Snap = SnapshotFrom<typeof bootstrapperMachine>
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve))
 
-function start(net: FakeNetwork, options: BootstrapOptions = {}) {
+function start(net: FakeNetwork, options: BootstrapOptions = {}, input: BootstrapperInput = {}) {
   const logic = bootstrapperMachine.provide({ actors: createBootstrapActors(net.io(), options) })
-  const actor = createActor(logic, { clock: net.clock, input: {} })
+  const actor = createActor(logic, { clock: net.clock, input })
   const emitted: BootstrapperEmitted[] = []
-  for (const t of ['bootstrap.progress', 'bootstrap.done', 'bootstrap.failed'] as const)
+  for (const t of [
+    'bootstrap.progress',
+    'bootstrap.done',
+    'bootstrap.failed',
+    'bootstrap.beaconsNotConnected',
+  ] as const)
     actor.on(t, (e) => emitted.push(e))
   actor.start()
   return { actor, emitted }
@@ -91,6 +100,40 @@ describe('bootstrapper machine', () => {
     net2.connected = 4n
     second.actor.send({ type: 'bootstrap.connectivityChanged' })
     await runUntil(net2, second.actor, (s) => !s.matches('waitingForStake'), 0, 5)
+  })
+
+  it('warns once when the beacons are still not connected after the beacon timeout, not when they are', async () => {
+    const chain = extend(genesisChain(), 3)
+    const net = new FakeNetwork(new SimulatedClock(), peers(chain, 4))
+    net.connected = 1n
+    const { actor, emitted } = start(net, {}, { beaconTimeoutMs: 60_000 })
+    const warnings = () => emitted.filter((e) => e.type === 'bootstrap.beaconsNotConnected')
+    await runUntil(net, actor, (s) => s.matches({ waitingForStake: 'waiting' }), 0, 5)
+    for (let i = 0; i < 59; i++) {
+      net.clock.increment(1000)
+      await settle()
+    }
+    assert.deepEqual(warnings(), [])
+    net.clock.increment(1000)
+    await settle()
+    assert.deepEqual(warnings(), [{ type: 'bootstrap.beaconsNotConnected', waitedMs: 60_000 }])
+    for (let i = 0; i < 120; i++) {
+      net.clock.increment(1000)
+      await settle()
+    }
+    assert.equal(warnings().length, 1, 'once')
+    net.connected = 4n
+    assert.equal((await runUntil(net, actor, finished)).value, 'done')
+
+    const quick = new FakeNetwork(new SimulatedClock(), peers(chain, 4))
+    const second = start(quick, {}, { beaconTimeoutMs: 60_000 })
+    await runUntil(quick, second.actor, finished)
+    quick.clock.increment(120_000)
+    await settle()
+    assert.deepEqual(
+      second.emitted.filter((e) => e.type === 'bootstrap.beaconsNotConnected'),
+      [],
+    )
   })
 
   it('a fresh node with 4 peers at height 500 executes 1..500 in order, then one empty round', async () => {
