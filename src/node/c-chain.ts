@@ -20,7 +20,6 @@ import { BlockProducer } from '../chains/evm/producer.js'
 import { evmPreset } from '../chains/evm/rules/presets.js'
 import type { ChainDb } from '../chains/evm/store/chain-store.js'
 import { EvmVm } from '../chains/evm/vm.js'
-import type { SigStore } from '../chains/snowman/evm-blocks.js'
 import type { NodeConfig } from '../config/node-config.js'
 import { SEMVER } from '../config/version.js'
 import type { Database } from '../db/open.js'
@@ -30,8 +29,6 @@ import type { LogManager } from '../log/logger.js'
 export interface CChain {
   readonly vm: EvmVm
   readonly config: EvmConfig
-  /** proposer signatures of accepted blocks (the chain's `proposer` sublevel) */
-  readonly sigs: SigStore
   /** where the chain's profiler writes (chain admin API) */
   readonly profileDir: string
   /** the chain actor's `produceBlocks` slot: starts a producer, returns its stop */
@@ -97,13 +94,8 @@ export async function openCChain(deps: {
   const evictTimer = setInterval(() => vm.pool.evictExpired(), 60_000)
   evictTimer.unref()
 
-  const sigs = db.sublevel<Uint8Array, Uint8Array>('proposer', {
-    keyEncoding: 'view',
-    valueEncoding: 'view',
-  }) as unknown as SigStore
   return {
     vm,
-    sigs,
     config,
     profileDir: chainProfileDir(nodeConfig, config),
     startProducer() {

@@ -202,7 +202,7 @@ async function build(
     alias: cChain.alias,
     chainId: cChain.chainId,
     self: nodeId,
-    blocks: new EvmBlocks({ vm: c.vm, chainId: chainIdBytes, identity, proposers: () => proposers, sigs: c.sigs }),
+    blocks: new EvmBlocks({ vm: c.vm, chainId: chainIdBytes, identity, proposers: () => proposers }),
     router: network.chains,
     peerEvents$: network.peerEvents$,
     isBenched: (peer) => network.requests.isBenched(peer, cChain.chainId),

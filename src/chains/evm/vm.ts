@@ -22,7 +22,7 @@ import { childHeaderFields, feeStateBefore, headerTimeMs, verifyChildHeader } fr
 import { genesisHeader } from './rules/genesis.js'
 import type { EvmPreset } from './rules/presets.js'
 import type { openStateView } from './state/view.js'
-import type { ChainDb } from './store/chain-store.js'
+import type { ChainDb, ExtraPut } from './store/chain-store.js'
 import { TxPool } from './txpool/pool.js'
 
 export interface EvmVmOptions {
@@ -279,10 +279,10 @@ export class EvmVm implements EthBackend {
     return this.core.verifyBlock(rlp, capacity)
   }
 
-  /** Make a processing block final: one batch to disk, then the pool drops what it included. */
-  async acceptBlock(hash: Uint8Array): Promise<void> {
+  /** Make a processing block final: one batch to disk (with `extra`), then the pool drops what it included. */
+  async acceptBlock(hash: Uint8Array, extra: readonly ExtraPut[] = []): Promise<void> {
     const rlp = this.core.executor.pending.get(bytesToHex(hash))?.rlp
-    await this.core.acceptBlock(hash)
+    await this.core.acceptBlock(hash, extra)
     if (rlp !== undefined) this.#tipRlp = rlp
     if (equalsBytes(this.#preferred, hash) || this.core.executor.pending.size === 0) this.#preferred = hash
     await this.pool.onBlockAccepted(accountReader(this.core, this.core.lastAccepted().header.stateRoot))

@@ -3,7 +3,7 @@
  * RLP, the block ID is the EVM hash. Normal-operation verification checks the proposer window (the signer must be
  * the slot's expected proposer, actors/consensus/proposer.ts) and then the EVM rules and re-execution; building
  * signs the block with the staking key. Accepted blocks keep their proposer signature in the chain's `proposer`
- * sublevel so Get and GetAncestors serve signed containers. Bootstrapping executes blocks without the proposer
+ * sublevel, written in the block's own accept batch, so Get and GetAncestors serve signed containers. Bootstrapping executes blocks without the proposer
  * check (the chain of hashes ends in an ID a stake majority accepted).
  */
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
@@ -15,11 +15,8 @@ import { headerTimeMs } from '../evm/rules/child-header.js'
 import type { EvmVm } from '../evm/vm.js'
 import { decodeSignedBlock, encodeSignedBlock, type SignedBlock, signBlock, signerOf } from './signed-block.js'
 
-/** The part of a LevelDB sublevel the signature store uses. */
-export interface SigStore {
-  get(key: Uint8Array): Promise<Uint8Array | undefined>
-  put(key: Uint8Array, value: Uint8Array): Promise<void>
-}
+/** the sublevel of the chain's database holding accepted blocks' proposer signatures */
+export const PROPOSER_SUBLEVEL = 'proposer'
 
 export interface EvmBlocksDeps {
   vm: EvmVm
@@ -28,7 +25,6 @@ export interface EvmBlocksDeps {
   identity: Pick<StakingIdentity, 'privateKey' | 'certDer' | 'nodeId'>
   /** the proposer set; empty = anyone builds, unsigned */
   proposers: () => readonly WeightedValidator[]
-  sigs: SigStore
   now?: () => number
 }
 
@@ -47,9 +43,11 @@ export class EvmBlocks {
   readonly #now: () => number
   /** containers of blocks parsed, built or verified and not yet decided, by ID */
   readonly #containers = new Map<string, Uint8Array>()
+  readonly #sigs: ReturnType<EvmVm['core']['store']['sublevel']>
 
   constructor(private readonly deps: EvmBlocksDeps) {
     this.#now = deps.now ?? Date.now
+    this.#sigs = deps.vm.core.store.sublevel(PROPOSER_SUBLEVEL)
   }
 
   get vm(): EvmVm {
@@ -145,14 +143,24 @@ export class EvmBlocks {
 
   async accept(id: string): Promise<void> {
     const hash = hexToBytes(id as `0x${string}`)
-    await this.deps.vm.acceptBlock(hash)
     const container = this.#containers.get(id)
+    const sig = container === undefined ? undefined : decodeSignedBlock(container)
+    const extra =
+      sig === undefined || sig.certificate.length === 0
+        ? []
+        : [
+            {
+              sublevel: this.#sigs,
+              key: hash,
+              value: encodeSignedBlock({
+                block: new Uint8Array(0),
+                certificate: sig.certificate,
+                signature: sig.signature,
+              }),
+            },
+          ]
+    await this.deps.vm.acceptBlock(hash, extra)
     this.#containers.delete(id)
-    if (container === undefined) return
-    const { certificate, signature } = decodeSignedBlock(container)
-    if (certificate.length > 0) {
-      await this.deps.sigs.put(hash, encodeSignedBlock({ block: new Uint8Array(0), certificate, signature }))
-    }
   }
 
   async reject(id: string): Promise<void> {
@@ -174,7 +182,7 @@ export class EvmBlocks {
     }
     const resolved = await this.#accepted(hash)
     if (resolved === undefined) return undefined
-    const kept = plain(await this.deps.sigs.get(hash).catch(() => undefined))
+    const kept = plain(await this.#sigs.get(hash).catch(() => undefined))
     const sig = kept === undefined ? undefined : decodeSignedBlock(kept)
     const bytes = encodeSignedBlock({
       block: resolved.rlp,

@@ -9,7 +9,7 @@ import { type AvaHeader, decodeBlock, encodeBlock, headerHash } from '../header.
 import { NodeLayer } from '../state/node-layer.js'
 import { AvaStateManager } from '../state/state-manager.js'
 import { openStateView } from '../state/view.js'
-import { type ChainDb, ChainStore, type TxLocation } from '../store/chain-store.js'
+import { type ChainDb, ChainStore, type ExtraPut, type TxLocation } from '../store/chain-store.js'
 import { type FoundLog, getLogs, type LogFilter } from '../store/logs.js'
 import type { StoredReceipt } from '../store/receipt.js'
 import type { BlockFields } from './block-fields.js'
@@ -111,8 +111,9 @@ export class EvmChainCore {
     return this.executor.verify(rlp, capacity)
   }
 
-  async acceptBlock(hash: Uint8Array): Promise<void> {
-    const block = await this.executor.accept(hash)
+  /** Makes a processing block final; `extra` puts go in the same batch. */
+  async acceptBlock(hash: Uint8Array, extra: readonly ExtraPut[] = []): Promise<void> {
+    const block = await this.executor.accept(hash, extra)
     this.accepted$.next({
       hash: block.hash,
       header: block.header,

@@ -12,7 +12,7 @@ import { type AvaHeader, decodeBlock, encodeBlock, headerHash } from '../header.
 import { NodeLayer } from '../state/node-layer.js'
 import { pruneState } from '../state/prune.js'
 import { AvaStateManager } from '../state/state-manager.js'
-import type { ChainStore } from '../store/chain-store.js'
+import type { ChainStore, ExtraPut } from '../store/chain-store.js'
 import type { StoredReceipt } from '../store/receipt.js'
 import { assembleHeader, type BlockFields, envFor, envOfHeader } from './block-fields.js'
 import { type BlockEnv, BlockRun, createAvaVM, type RunResult } from './block-run.js'
@@ -150,8 +150,8 @@ export class Executor {
     return block
   }
 
-  /** Persist a pending child of the last accepted block in one batch; returns it. */
-  accept(hash: Uint8Array): Promise<ExecutedBlock> {
+  /** Persist a pending child of the last accepted block in one batch (with `extra`); returns it. */
+  accept(hash: Uint8Array, extra: readonly ExtraPut[] = []): Promise<ExecutedBlock> {
     return this.serial(async () => {
       const key = bytesToHex(hash)
       const block = this.pending.get(key)
@@ -168,6 +168,7 @@ export class Executor {
           receipts: block.receipts,
         },
         block.layer,
+        extra,
       )
       // the nodes are in the database now; children read them there
       block.layer.writes.clear()

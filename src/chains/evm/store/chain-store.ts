@@ -15,6 +15,13 @@ export type ChainDb = AbstractLevel<any, any, any>
 // biome-ignore lint/suspicious/noExplicitAny: see above
 type Bytes = AbstractSublevel<any, any, Uint8Array, Uint8Array>
 
+/** A put into one of the chain's other sublevels (`ChainStore.sublevel`) that goes in an accepted block's batch. */
+export interface ExtraPut {
+  sublevel: Bytes
+  key: Uint8Array
+  value: Uint8Array
+}
+
 export interface TxLocation {
   blockHash: Uint8Array
   blockNumber: bigint
@@ -57,8 +64,7 @@ export class ChainStore {
   private readonly meta: Bytes
 
   constructor(readonly db: ChainDb) {
-    const sub = (name: string): Bytes =>
-      db.sublevel<Uint8Array, Uint8Array>(name, { keyEncoding: 'view', valueEncoding: 'view' })
+    const sub = (name: string): Bytes => this.sublevel(name)
     this.nodes = sub('state')
     this.blocks = sub('blocks')
     this.canonical = sub('canonical')
@@ -66,6 +72,11 @@ export class ChainStore {
     this.txs = sub('txs')
     this.blooms = sub('blooms')
     this.meta = sub('meta')
+  }
+
+  /** Another sublevel of the chain's database (bytes in, bytes out), e.g. the proposer signatures. */
+  sublevel(name: string): Bytes {
+    return this.db.sublevel<Uint8Array, Uint8Array>(name, { keyEncoding: 'view', valueEncoding: 'view' })
   }
 
   async lastAcceptedHash(): Promise<Uint8Array | undefined> {
@@ -112,9 +123,10 @@ export class ChainStore {
     return plain(await this.blooms.get(num(number)))
   }
 
-  /** Block, receipts, indexes, state nodes (the layer's) and the last-accepted pointer: one batch. */
-  async accept(block: AcceptedBlock, layer: NodeLayer | undefined): Promise<void> {
+  /** Block, receipts, indexes, state nodes (the layer's), `extra` and the last-accepted pointer: one batch. */
+  async accept(block: AcceptedBlock, layer: NodeLayer | undefined, extra: readonly ExtraPut[] = []): Promise<void> {
     const batch = this.db.batch()
+    for (const e of extra) batch.put(e.key, e.value, { sublevel: e.sublevel })
     for (const op of layer?.batchOps() ?? []) batch.put(op.key, op.value, { sublevel: this.nodes })
     batch.put(block.hash, block.rlp, { sublevel: this.blocks })
     batch.put(num(block.number), block.hash, { sublevel: this.canonical })

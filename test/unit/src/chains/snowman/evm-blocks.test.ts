@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { bytesToHex } from '@ethereumjs/util'
-import { MemoryLevel } from 'memory-level'
 import { expectedProposer, slotOf } from '../../../../../actors/consensus/proposer.js'
 import { headerTimeMs } from '../../../../../src/chains/evm/rules/child-header.js'
 import { EvmBlocks } from '../../../../../src/chains/snowman/evm-blocks.js'
@@ -56,14 +55,11 @@ describe('EvmBlocks: signed blocks and proposer windows', () => {
   const open = async (nodeId: string) => {
     const chain = await openTestChain({ now })
     chains.push(chain)
-    const sigs = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' })
-    await sigs.open()
     const blocks = new EvmBlocks({
       vm: chain.vm,
       chainId,
       identity: identityOf(nodeId),
       proposers: () => validators,
-      sigs,
       now,
     })
     return { chain, blocks }

@@ -18,6 +18,28 @@ const TOPIC = new Uint8Array(32).fill(0xaa)
 const LOGGER = { [bytesToHex(CONTRACT)]: { code: `0x7f${'aa'.repeat(32)}60006000a100` } }
 
 describe('chain store', () => {
+  it('writes extra puts (proposer signatures) in the block batch: both or neither', async () => {
+    const db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' })
+    const chain = await EvmChainCore.open(db, genesis(2), { common })
+    const sigs = chain.store.sublevel('proposer')
+    const genesisHash = chain.lastAccepted().hash
+    const tx = () => [transfer(common, 0, 0n, addressOf(1).bytes, { value: 1n })]
+    const block = await chain.buildBlock(chain.lastAccepted().hash, fields(2n), arraySource(tx()))
+    let batches = 0
+    db.on('write', () => batches++)
+    // a put the batch cannot take (no value) fails the whole batch
+    await assert.rejects(
+      chain.acceptBlock(block.hash, [{ sublevel: sigs, key: block.hash, value: undefined as unknown as Uint8Array }]),
+    )
+    assert.equal(await chain.store.getBlock(block.hash), undefined, 'no block without its signature')
+    assert.deepEqual(await chain.store.lastAcceptedHash(), genesisHash)
+    await chain.acceptBlock(block.hash, [{ sublevel: sigs, key: block.hash, value: Uint8Array.of(7) }])
+    assert.equal(batches, 1)
+    assert.deepEqual(Uint8Array.from((await sigs.get(block.hash)) ?? []), Uint8Array.of(7))
+    assert.deepEqual(await chain.store.lastAcceptedHash(), block.hash)
+    await db.close()
+  })
+
   it('accepts a block, its receipts, indexes and state in one batch and finds them after reopening', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'firn-evm-'))
     try {
