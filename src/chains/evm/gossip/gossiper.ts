@@ -2,10 +2,8 @@
  * EVM mempool gossip as coreth runs it (reference section 6), on handler 0 of the p2p SDK:
  * - push: the txs submitted locally that became pending and were not pushed yet, in messages of at most 20 KiB,
  *   to the validators holding the top 90 % of stake plus up to 100 sampled connected validators; at most one such
- *   push per 100 ms, as coreth's ticker, but on the leading edge: a tx queued when the last push is 100 ms old
- *   goes out on the next turn of the event loop instead of waiting up to a tick (finality on a quiet chain);
- *   every 100 ms, txs still pending that were last pushed >= 30 s ago are pushed again (one message per tick) to
- *   10 validators.
+ *   push per 100 ms as coreth's ticker, but on the leading edge (a tx queued 100 ms after the last push goes out on
+ *   the next turn); every 100 ms, txs pending and last pushed >= 30 s ago go again (one message) to 10 validators.
  *   "Local" = every tx the pool announces as pending that did not come in by gossip.
  * - pull: every 1 s, if this node validates, an AppRequest to one random connected validator carrying a bloom
  *   filter of the pool's pending and queued hashes; the answer's txs enter the pool as remote txs.
@@ -157,27 +155,13 @@ export class TxGossiper {
 
   /** One push step: first pushes of queued local txs, then one regossip message of old pending ones. */
   pushNow(): void {
-    if (!this.#started) return
-    try {
-      const now = this.#now()
-      this.#pushFresh(now)
-      this.#regossip(now)
-      this.#admission.prune()
-    } catch (err) {
-      this.#log.error('tx push gossip failed', { err: err instanceof Error ? err.message : String(err) })
-    }
+    this.#pushStep({ fresh: true, regossip: true })
   }
 
-  /** The push timer: queued txs that found nobody to go to are tried again; then regossip. */
+  /** The push timer: regossip; queued txs that found nobody to go to are scheduled again. */
   #tick(): void {
     this.#pushSoon()
-    try {
-      const now = this.#now()
-      this.#regossip(now)
-      this.#admission.prune()
-    } catch (err) {
-      this.#log.error('tx push gossip failed', { err: err instanceof Error ? err.message : String(err) })
-    }
+    this.#pushStep({ fresh: false, regossip: true })
   }
 
   /** Schedules the first push of the queued txs: next turn, or 100 ms after the previous one. */
@@ -187,12 +171,22 @@ export class TxGossiper {
     const wait = Math.max(0, this.#lastFreshAt + interval - this.#now())
     this.#freshTimer = setTimeout(() => {
       this.#freshTimer = undefined
-      try {
-        this.#pushFresh(this.#now())
-      } catch (err) {
-        this.#log.error('tx push gossip failed', { err: err instanceof Error ? err.message : String(err) })
-      }
+      this.#pushStep({ fresh: true, regossip: false })
     }, wait)
+  }
+
+  #pushStep(what: { fresh: boolean; regossip: boolean }): void {
+    if (!this.#started) return
+    try {
+      const now = this.#now()
+      if (what.fresh) this.#pushFresh(now)
+      if (what.regossip) {
+        this.#regossip(now)
+        this.#admission.prune()
+      }
+    } catch (err) {
+      this.#log.error('tx push gossip failed', { err: err instanceof Error ? err.message : String(err) })
+    }
   }
 
   #queueLocal(hash: string): void {

@@ -117,6 +117,21 @@ function recordingHandlers() {
   return { calls, gossip, handlers }
 }
 
+/** An app handler that holds every request until `gate` resolves, counting how many ran and at most at once. */
+function gatedApp() {
+  const stats = { started: 0, active: 0, max: 0 }
+  const gate = deferred()
+  const appRequest: ChainHandlers['appRequest'] = async (_from, b2) => {
+    stats.started++
+    stats.active++
+    stats.max = Math.max(stats.max, stats.active)
+    await gate.promise
+    stats.active--
+    return b2
+  }
+  return { stats, gate, appRequest }
+}
+
 describe('ChainRouter between two nodes', { timeout: 90_000 }, () => {
   let a: Awaited<ReturnType<typeof node>>
   let b: Awaited<ReturnType<typeof node>>
@@ -216,27 +231,17 @@ describe('ChainRouter between two nodes', { timeout: 90_000 }, () => {
   })
 
   it('runs at most 2 app requests of a chain at once, and consensus requests meanwhile', async () => {
-    let active = 0
-    let max = 0
-    let started = 0
-    const gate = deferred()
+    const { stats, gate, appRequest } = gatedApp()
     const saved = h.handlers.appRequest
-    h.handlers.appRequest = async (_from, b2) => {
-      started++
-      active++
-      max = Math.max(max, active)
-      await gate.promise
-      active--
-      return b2
-    }
+    h.handlers.appRequest = appRequest
     try {
       const requests = [1, 2, 3, 4].map((i) => b.network.chains.appRequest(a.nodeId, C, bytes(i)))
-      await until('two app handlers running', () => (started === 2 ? true : undefined))
+      await until('two app handlers running', () => (stats.started === 2 ? true : undefined))
       assert.deepEqual(await b.network.chains.pushQuery(a.nodeId, C, bytes(1), 1), CHITS, 'not behind the app queue')
-      assert.equal(started, 2)
+      assert.equal(stats.started, 2)
       gate.resolve()
       same(await Promise.all(requests), [bytes(1), bytes(2), bytes(3), bytes(4)])
-      assert.equal(max, 2)
+      assert.equal(stats.max, 2)
     } finally {
       h.handlers.appRequest = saved
     }
@@ -295,27 +300,17 @@ describe('--consensus-app-concurrency', { timeout: 60_000 }, () => {
     try {
       await until('b connected to a', () => (b.network.chains.isConnected(a.nodeId) ? true : undefined))
       await until('a connected to b', () => (a.network.chains.isConnected(b.nodeId) ? true : undefined))
-      let active = 0
-      let max = 0
-      let started = 0
-      const gate = deferred()
+      const { stats, gate, appRequest } = gatedApp()
       const { handlers } = recordingHandlers()
-      handlers.appRequest = async (_from, bytes) => {
-        started++
-        active++
-        max = Math.max(max, active)
-        await gate.promise
-        active--
-        return bytes
-      }
+      handlers.appRequest = appRequest
       a.network.chains.register(C, handlers)
       const requests = [1, 2, 3, 4, 5].map((i) => b.network.chains.appRequest(a.nodeId, C, bytes(i)))
-      await until('three app handlers running', () => (started === 3 ? true : undefined))
+      await until('three app handlers running', () => (stats.started === 3 ? true : undefined))
       await new Promise((r) => setTimeout(r, 50))
-      assert.equal(started, 3, 'the other two wait')
+      assert.equal(stats.started, 3, 'the other two wait')
       gate.resolve()
       same(await Promise.all(requests), [bytes(1), bytes(2), bytes(3), bytes(4), bytes(5)])
-      assert.equal(max, 3)
+      assert.equal(stats.max, 3)
     } finally {
       await b.close()
       await a.close()
