@@ -3,8 +3,9 @@
  * (channel.ts), as framed envelopes (request id + deadline + body); the answers come back on it, in any order,
  * matched by request id. A request gets one envelope back: its response, or an envelope without a body when the
  * responder will not answer it (the handler gave none or failed, the request had no body, or too many requests of
- * the peer were in flight). A request whose deadline passes gets nothing: the requester times out on its own. Bytes that are not frames reset the stream, failing whatever waits on it.
- * Inbound: each request is handled concurrently within its deadline. Outbound: `request(peerId, body, {signal})`.
+ * the peer were in flight). A request whose deadline passes gets nothing: the requester times out on its own.
+ * Bytes that are not frames reset the stream, failing whatever waits on it. Inbound: each request is handled
+ * concurrently within its deadline. Outbound: `request(peerId, body, {signal})`.
  * The handshake, peers, ping and chain protocols are this class with a spec.
  */
 import type {

@@ -3,8 +3,9 @@
  * RLP, the block ID is the EVM hash. Normal-operation verification checks the proposer window (the signer must be
  * the slot's expected proposer, actors/consensus/proposer.ts) and then the EVM rules and re-execution; building
  * signs the block with the staking key. Accepted blocks keep their proposer signature in the chain's `proposer`
- * sublevel, written in the block's own accept batch, so Get and GetAncestors serve signed containers. Bootstrapping executes blocks without the proposer
- * check (the chain of hashes ends in an ID a stake majority accepted).
+ * sublevel, written in the block's own accept batch, so Get and GetAncestors serve signed containers.
+ * Bootstrapping executes blocks without the proposer check (the chain of hashes ends in an ID a stake majority
+ * accepted).
  */
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { checkProposer, type WeightedValidator } from '../../../actors/consensus/proposer.js'
