@@ -64,6 +64,15 @@ export function progressOf(c: BootstrapperContext): BootstrapProgress {
 }
 
 /** First timestamp of the phase and of the run, and the latest progress time. */
+/** an IO slot failed: the bootstrap fails with its error */
+const failOnIoError = {
+  target: '#bootstrapper.failed',
+  actions: {
+    type: 'fail' as const,
+    params: ({ event }: { event: { error: unknown } }) => ({ message: errorText(event.error) }),
+  },
+}
+
 const stamp = (c: BootstrapperContext, at: number) => ({
   startedAt: c.startedAt ?? at,
   phaseStartedAt: c.phaseStartedAt ?? at,
@@ -159,10 +168,7 @@ export const bootstrapperMachine = setup({
               },
               { target: 'waiting' },
             ],
-            onError: {
-              target: '#bootstrapper.failed',
-              actions: { type: 'fail', params: ({ event }) => ({ message: errorText(event.error) }) },
-            },
+            onError: failOnIoError,
           },
         },
         waiting: {
@@ -187,10 +193,7 @@ export const bootstrapperMachine = setup({
                 actions: assign({ candidates: ({ event }) => [...event.output.candidates] }),
               },
             ],
-            onError: {
-              target: '#bootstrapper.failed',
-              actions: { type: 'fail', params: ({ event }) => ({ message: errorText(event.error) }) },
-            },
+            onError: failOnIoError,
           },
         },
         pausing: {
@@ -210,10 +213,7 @@ export const bootstrapperMachine = setup({
             actions: assign({ accepted: ({ event }) => [...event.output.accepted] }),
           },
         ],
-        onError: {
-          target: 'failed',
-          actions: { type: 'fail', params: ({ event }) => ({ message: errorText(event.error) }) },
-        },
+        onError: failOnIoError,
       },
     },
     fetchingAncestors: {

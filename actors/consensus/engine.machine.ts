@@ -32,6 +32,13 @@ export interface ExecuteEffectsParams {
   effects: EngineEffect[]
 }
 
+/** every input: to the core, then its effects to the IO */
+const runEffects = {
+  type: 'executeEffects' as const,
+  params: ({ context }: { context: EngineMachineContext }) => ({ effects: context.effects }),
+}
+const handled = { actions: ['handleInput' as const, runEffects] }
+
 const run = (context: EngineMachineContext, input: EngineInput) => {
   const effects = context.core.handle(input)
   return { effects, summary: context.core.snapshot() }
@@ -73,39 +80,17 @@ export const engineMachine = setup({
   },
   initial: 'quiescent',
   on: {
-    query: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
-    chits: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
-    queryFailed: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
-    put: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
-    getFailed: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
-    verified: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
-    built: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
-    buildFailed: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
-    pendingTxs: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
-    tick: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
-    connectivityChanged: {
-      actions: ['handleInput', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
-    },
+    query: handled,
+    chits: handled,
+    queryFailed: handled,
+    put: handled,
+    getFailed: handled,
+    verified: handled,
+    built: handled,
+    buildFailed: handled,
+    pendingTxs: handled,
+    tick: handled,
+    connectivityChanged: handled,
     'engine.stop': { target: '.stopped' },
   },
   states: {
@@ -115,7 +100,7 @@ export const engineMachine = setup({
         frontierPoll: {
           target: 'quiescent',
           reenter: true,
-          actions: ['handleTick', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
+          actions: ['handleTick', runEffects],
         },
       },
     },
@@ -125,7 +110,7 @@ export const engineMachine = setup({
         frontierPoll: {
           target: 'active',
           reenter: true,
-          actions: ['handleTick', { type: 'executeEffects', params: ({ context }) => ({ effects: context.effects }) }],
+          actions: ['handleTick', runEffects],
         },
       },
     },

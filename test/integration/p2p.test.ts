@@ -14,6 +14,7 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { multiaddr } from '@multiformats/multiaddr'
 import { createHost, type Host } from '../../src/network/host.js'
 import { type FirnProcess, startFirn } from '../helpers/firn-process.js'
+import { until } from '../helpers/until.js'
 
 const P_CHAIN = '11111111111111111111111111111111LpoYY'
 const SUBNET = '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC'
@@ -42,22 +43,6 @@ async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()))
   if (address === null || typeof address === 'string') throw new Error('no port')
   return address.port
-}
-
-/** Polls `f` until it returns a value other than undefined, or fails with `what` after `ms`. */
-async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms
-  let last: unknown
-  while (Date.now() < deadline) {
-    try {
-      const v = await f()
-      if (v !== undefined) return v
-    } catch (err) {
-      last = err
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`)
 }
 
 async function result<T>(node: FirnProcess, method: string, params?: unknown): Promise<T> {
@@ -186,8 +171,10 @@ describe('p2p between firn processes', { timeout: 240_000 }, () => {
       `--bootstrap-ids=${ids[0]}`,
     ])
     const fujiId = await nodeIdOf(fuji)
-    await until('node 1 to drop the fuji node', () =>
-      /dropping peer \S+: network id mismatch/.test(n1.output()) ? true : undefined,
+    await until(
+      'node 1 to drop the fuji node',
+      () => (/dropping peer \S+: network id mismatch/.test(n1.output()) ? true : undefined),
+      30_000,
     )
     assert.equal(
       (await peersOf(n1)).some((p) => p.nodeID === fujiId),

@@ -10,9 +10,9 @@ import { describe, it } from 'node:test'
 import { SystemId } from '../../../../actors/system-ids.js'
 import { chainIds } from '../../../../src/config/chain-ids.js'
 import { newStakingIdentity, type StakingIdentity } from '../../../../src/identity/staking.js'
-import { RequestFailedError } from '../../../../src/network/request-tracker.js'
 import type { Validator } from '../../../../src/network/validators.js'
 import { startNetworkNode } from '../../../helpers/network-node.js'
+import { requestFailure, until } from '../../../helpers/until.js'
 
 const C = chainIds(12345).C
 const TIMEOUT = { initialMs: 300, minMs: 100, maxMs: 300, halflifeMs: 60_000, coefficient: 2 }
@@ -38,26 +38,6 @@ async function node(o: NodeOptions) {
     testProtocols: o.testProtocols ?? true,
     ...(o.silent === undefined ? {} : { echoSilent: o.silent }),
   })
-}
-
-async function until<T>(what: string, f: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  while (Date.now() < deadline) {
-    const v = f()
-    if (v !== undefined) return v
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
-
-const failure = async (p: Promise<unknown>): Promise<RequestFailedError> => {
-  try {
-    await p
-  } catch (err) {
-    assert.ok(err instanceof RequestFailedError, String(err))
-    return err
-  }
-  assert.fail('the request succeeded')
 }
 
 describe('benching through the request tracker', { timeout: 60_000 }, () => {
@@ -86,7 +66,7 @@ describe('benching through the request tracker', { timeout: 60_000 }, () => {
 
       // the silent small validator: two timeouts take p to 2/3 > 0.5
       for (let i = 0; i < 2; i++) {
-        const e = await failure(observer.network.echo(s.nodeId, C))
+        const e = await requestFailure(observer.network.echo(s.nodeId, C))
         assert.equal(e.reason, 'timeout')
       }
       const entry = await until('benched in the PeerTable', () => {
@@ -103,13 +83,14 @@ describe('benching through the request tracker', { timeout: 60_000 }, () => {
       assert.equal(observer.network.requests.isBenched(s.nodeId, C), true)
 
       const started = Date.now()
-      const e = await failure(observer.network.echo(s.nodeId, C))
+      const e = await requestFailure(observer.network.echo(s.nodeId, C))
       assert.equal(e.reason, 'benched')
       assert.ok(Date.now() - started < 50, 'a request to a benched peer fails at once')
 
       // the big validator stays unbenched however often it times out: 100 of 301 is over the 1/12 cap
       xSilent = true
-      for (let i = 0; i < 3; i++) assert.equal((await failure(observer.network.echo(x.nodeId, C))).reason, 'timeout')
+      for (let i = 0; i < 3; i++)
+        assert.equal((await requestFailure(observer.network.echo(x.nodeId, C))).reason, 'timeout')
       assert.deepEqual(observer.peers.get(x.nodeId)?.benched, [])
       assert.equal(observer.network.requests.isBenched(x.nodeId, C), false)
 
@@ -135,7 +116,7 @@ describe('benching through the request tracker', { timeout: 60_000 }, () => {
     })
     try {
       await until('connected', () => na.peers.get(b.nodeId))
-      for (let i = 0; i < 4; i++) assert.equal((await failure(na.network.echo(b.nodeId, C))).reason, 'timeout')
+      for (let i = 0; i < 4; i++) assert.equal((await requestFailure(na.network.echo(b.nodeId, C))).reason, 'timeout')
       assert.deepEqual(na.peers.get(b.nodeId)?.benched, [])
       assert.equal(na.network.requests.isBenched(b.nodeId, C), false)
       assert.ok(!na.lines.some((l) => l.includes('benched peer')))
@@ -153,7 +134,7 @@ describe('benching through the request tracker', { timeout: 60_000 }, () => {
       await until('connected', () => nb.peers.get(a.nodeId))
       await assert.rejects(na.network.echo(b.nodeId, C), /the echo protocol is not registered/)
       // b speaks echo but a does not answer it: the stream is refused, a failure that never counts as a timeout
-      assert.equal((await failure(nb.network.echo(a.nodeId, C))).reason, 'failed')
+      assert.equal((await requestFailure(nb.network.echo(a.nodeId, C))).reason, 'failed')
     } finally {
       await nb.close()
       await na.close()

@@ -7,18 +7,9 @@ import { describe, it } from 'node:test'
 import { MAX_ANCESTORS } from '../../../../protocols/bootstrap/service.js'
 import { MAX_MESSAGE_SIZE } from '../../../../protocols/codec/frame.js'
 import { fitAncestors, TaskQueue } from '../../../../src/network/chain-inbound.js'
-import { RequestFailedError, RequestTracker } from '../../../../src/network/request-tracker.js'
+import { RequestTracker } from '../../../../src/network/request-tracker.js'
 import { deferred } from '../../../helpers/deferred.js'
-
-async function failure(p: Promise<unknown>): Promise<RequestFailedError> {
-  try {
-    await p
-  } catch (err) {
-    assert.ok(err instanceof RequestFailedError, String(err))
-    return err
-  }
-  assert.fail('the request succeeded')
-}
+import { requestFailure } from '../../../helpers/until.js'
 
 describe('fitAncestors', () => {
   it('keeps at most MAX_ANCESTORS containers and stays under one frame', () => {
@@ -57,7 +48,7 @@ describe('RequestTracker observeLatency: false', () => {
     await Promise.resolve()
     assert.equal(timers.size, 1)
     for (const fire of timers.values()) fire()
-    assert.equal((await failure(pending)).reason, 'timeout')
+    assert.equal((await requestFailure(pending)).reason, 'timeout')
     assert.equal(tracker.averageLatencyMs, 5_000)
     assert.equal(tracker.currentTimeoutMs, 5_000)
     const started = now

@@ -18,9 +18,9 @@ import { idToString } from '../../../../src/identity/ids.js'
 import { newStakingIdentity, type StakingIdentity } from '../../../../src/identity/staking.js'
 import { createHost, type Host } from '../../../../src/network/host.js'
 import { AppRequestError, type ChainHandlers, type PeerEvent } from '../../../../src/network/network.js'
-import { RequestFailedError } from '../../../../src/network/request-tracker.js'
 import { deferred } from '../../../helpers/deferred.js'
 import { startNetworkNode } from '../../../helpers/network-node.js'
+import { requestFailure, until } from '../../../helpers/until.js'
 
 const NETWORK_ID = 12345
 const C = chainIds(NETWORK_ID).C
@@ -50,26 +50,6 @@ async function node(identity: StakingIdentity, bootstrap?: { ip: string; id: str
     chains: [{ chainId: C, alias: 'C' }],
     requestTimeout: TIMEOUT,
   })
-}
-
-async function until<T>(what: string, f: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  while (Date.now() < deadline) {
-    const v = f()
-    if (v !== undefined) return v
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
-
-async function failure(p: Promise<unknown>): Promise<RequestFailedError> {
-  try {
-    await p
-  } catch (err) {
-    assert.ok(err instanceof RequestFailedError, String(err))
-    return err
-  }
-  assert.fail('the request succeeded')
 }
 
 const CHITS: Chits = { preferredId: hexId(1), preferredIdAtHeight: hexId(2), acceptedId: hexId(3), acceptedHeight: 42 }
@@ -206,17 +186,17 @@ describe('ChainRouter between two nodes', { timeout: 90_000 }, () => {
 
   it('an unregistered chain, an unanswered request and a failing handler make the requester time out', async () => {
     const chains = b.network.chains
-    assert.equal((await failure(chains.pushQuery(a.nodeId, OTHER, bytes(1), 1))).reason, 'timeout')
-    assert.equal((await failure(chains.get(a.nodeId, C, hexId(9)))).reason, 'timeout', 'get answered undefined')
-    assert.equal((await failure(chains.appRequest(a.nodeId, C, bytes(0xff)))).reason, 'timeout', 'handler threw')
+    assert.equal((await requestFailure(chains.pushQuery(a.nodeId, OTHER, bytes(1), 1))).reason, 'timeout')
+    assert.equal((await requestFailure(chains.get(a.nodeId, C, hexId(9)))).reason, 'timeout', 'get answered undefined')
+    assert.equal((await requestFailure(chains.appRequest(a.nodeId, C, bytes(0xff)))).reason, 'timeout', 'handler threw')
     assert.ok(a.lines.some((l) => l.startsWith('DEBUG AppRequest handler failed')))
   })
 
   it('a node that is not connected fails at once; gossip to it is skipped', async () => {
     const stranger = newStakingIdentity().nodeId
     const chains = b.network.chains
-    assert.equal((await failure(chains.pushQuery(stranger, C, bytes(1), 1))).reason, 'failed')
-    assert.equal((await failure(chains.appRequest(stranger, C, bytes(1)))).reason, 'failed')
+    assert.equal((await requestFailure(chains.pushQuery(stranger, C, bytes(1), 1))).reason, 'failed')
+    assert.equal((await requestFailure(chains.appRequest(stranger, C, bytes(1)))).reason, 'failed')
     assert.doesNotThrow(() => chains.appGossip([stranger], C, bytes(1)))
     assert.equal(chains.isConnected(stranger), false)
   })
@@ -287,7 +267,7 @@ describe('ChainRouter between two nodes', { timeout: 90_000 }, () => {
 
   it('after unregistering, requests for the chain time out', async () => {
     unregister()
-    assert.equal((await failure(b.network.chains.getAcceptedFrontier(a.nodeId, C))).reason, 'timeout')
+    assert.equal((await requestFailure(b.network.chains.getAcceptedFrontier(a.nodeId, C))).reason, 'timeout')
     unregister = a.network.chains.register(C, h.handlers)
     assert.equal(await b.network.chains.getAcceptedFrontier(a.nodeId, C), hexId(5))
   })

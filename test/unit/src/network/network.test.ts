@@ -13,6 +13,7 @@ import { Sublevel } from '../../../../src/db/sublevels.js'
 import { newStakingIdentity } from '../../../../src/identity/staking.js'
 import { addrOf, ipBytes, multiaddrText, nextBackoff, REDIAL_MAX_MS } from '../../../../src/network/network.js'
 import { startNetworkNode } from '../../../helpers/network-node.js'
+import { until } from '../../../helpers/until.js'
 
 describe('network helpers', () => {
   it('addrOf reads ip:port from multiaddrs', () => {
@@ -64,16 +65,6 @@ async function node(opts: { bootstrap?: { ip: string; id: string }[]; networkId?
       ...(opts.bootstrap === undefined ? {} : { bootstrap: opts.bootstrap }),
     },
   })
-}
-
-async function until<T>(what: string, f: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  while (Date.now() < deadline) {
-    const v = f()
-    if (v !== undefined) return v
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 describe('Network', { timeout: 60_000 }, () => {
