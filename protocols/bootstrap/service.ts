@@ -4,7 +4,13 @@
  * wrappers. Decoding refuses more than MAX_CONTAINER_IDS container IDs or MAX_ANCESTORS containers (bootstrap.proto
  * limits), on top of the 2 MiB frame cap.
  */
-import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
+import {
+  type ExchangeService,
+  type ExchangeSpec,
+  exchangeService,
+  protocolId,
+  requestResponseSpec,
+} from '../service/exchange.js'
 import { BootstrapMessage, type BootstrapRequest, type BootstrapResponse } from './bootstrap.js'
 
 export type {
@@ -29,14 +35,10 @@ export const MAX_ANCESTORS = 2_000
 /** GetAncestors.engine_type: 0 unspecified, 1 DAG, 2 CHAIN */
 export const EngineType = { Unspecified: 0, Dag: 1, Chain: 2 } as const
 
-export const bootstrapSpec: ExchangeSpec<BootstrapMessage, BootstrapRequest, BootstrapResponse> = {
-  name: BOOTSTRAP_PROTOCOL_NAME,
-  codec: BootstrapMessage,
-  requestOf: (m) => m.request,
-  responseOf: (m) => m.response,
-  wrapRequest: (request, requestId, deadlineMs) => ({ requestId, deadlineMs, request }),
-  wrapResponse: (response, requestId) => ({ requestId, deadlineMs: 0n, response }),
-}
+export const bootstrapSpec: ExchangeSpec<BootstrapMessage, BootstrapRequest, BootstrapResponse> = requestResponseSpec(
+  BOOTSTRAP_PROTOCOL_NAME,
+  BootstrapMessage,
+)
 
 export type BootstrapService = ExchangeService<BootstrapMessage, BootstrapRequest, BootstrapResponse>
 

@@ -3,7 +3,13 @@
  * One exchange per query; the request and response bodies are one-of wrappers so one protocol carries all three
  * pairs. The chain router (src/network/chain-router.ts) checks that a response matches its request.
  */
-import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
+import {
+  type ExchangeService,
+  type ExchangeSpec,
+  exchangeService,
+  protocolId,
+  requestResponseSpec,
+} from '../service/exchange.js'
 import { ConsensusMessage, type ConsensusRequest, type ConsensusResponse } from './consensus.js'
 
 export type { Chits, ConsensusRequest, ConsensusResponse, Get, PullQuery, PushQuery, Put } from './consensus.js'
@@ -15,14 +21,10 @@ export const consensusProtocol = (networkId: number): string => protocolId(netwo
 /** Chain requests arrive often and may each be answered late: more of a peer's requests in flight than the default. */
 export const CHAIN_MAX_INFLIGHT = 1024
 
-export const consensusSpec: ExchangeSpec<ConsensusMessage, ConsensusRequest, ConsensusResponse> = {
-  name: CONSENSUS_PROTOCOL_NAME,
-  codec: ConsensusMessage,
-  requestOf: (m) => m.request,
-  responseOf: (m) => m.response,
-  wrapRequest: (request, requestId, deadlineMs) => ({ requestId, deadlineMs, request }),
-  wrapResponse: (response, requestId) => ({ requestId, deadlineMs: 0n, response }),
-}
+export const consensusSpec: ExchangeSpec<ConsensusMessage, ConsensusRequest, ConsensusResponse> = requestResponseSpec(
+  CONSENSUS_PROTOCOL_NAME,
+  ConsensusMessage,
+)
 
 export type ConsensusService = ExchangeService<ConsensusMessage, ConsensusRequest, ConsensusResponse>
 

@@ -3,7 +3,13 @@
  * exchange like ping that tests send through the request tracker, so timeouts and benching can be exercised
  * end to end. The node registers it only with test protocols on (FIRN_TEST_PROTOCOLS=1).
  */
-import { type ExchangeService, type ExchangeSpec, exchangeService, protocolId } from '../service/exchange.js'
+import {
+  type ExchangeService,
+  type ExchangeSpec,
+  exchangeService,
+  protocolId,
+  requestResponseSpec,
+} from '../service/exchange.js'
 import { type Echo, EchoMessage } from './echo.js'
 
 export type { Echo } from './echo.js'
@@ -11,14 +17,7 @@ export type { Echo } from './echo.js'
 export const ECHO_PROTOCOL_NAME = 'echo'
 export const echoProtocol = (networkId: number): string => protocolId(networkId, ECHO_PROTOCOL_NAME)
 
-export const echoSpec: ExchangeSpec<EchoMessage, Echo, Echo> = {
-  name: ECHO_PROTOCOL_NAME,
-  codec: EchoMessage,
-  requestOf: (m) => m.request,
-  responseOf: (m) => m.response,
-  wrapRequest: (request, requestId, deadlineMs) => ({ requestId, deadlineMs, request }),
-  wrapResponse: (response, requestId) => ({ requestId, deadlineMs: 0n, response }),
-}
+export const echoSpec: ExchangeSpec<EchoMessage, Echo, Echo> = requestResponseSpec(ECHO_PROTOCOL_NAME, EchoMessage)
 
 export type EchoService = ExchangeService<EchoMessage, Echo, Echo>
 

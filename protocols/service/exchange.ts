@@ -93,6 +93,27 @@ export interface ExchangeSpec<Env extends Envelope, Req, Res> {
   wrapResponse(response: Res, requestId: number): Env
 }
 
+/** An envelope whose bodies are the `request` and `response` fields (app, bootstrap, consensus, echo). */
+export interface RequestResponseEnvelope<Req, Res> extends Envelope {
+  request?: Req
+  response?: Res
+}
+
+/** The spec of a protocol whose envelope carries `request` / `response` fields. */
+export function requestResponseSpec<Env extends RequestResponseEnvelope<Req, Res>, Req, Res>(
+  name: string,
+  codec: MessageCodec<Env>,
+): ExchangeSpec<Env, Req, Res> {
+  return {
+    name,
+    codec,
+    requestOf: (m) => m.request,
+    responseOf: (m) => m.response,
+    wrapRequest: (request, requestId, deadlineMs) => ({ requestId, deadlineMs, request }) as Env,
+    wrapResponse: (response, requestId) => ({ requestId, deadlineMs: 0n, response }) as Env,
+  }
+}
+
 export type ExchangeErrorCode = 'TIMEOUT' | 'ABORTED' | 'PROTOCOL' | 'NO_RESPONSE' | 'REFUSED' | 'DEADLINE_PASSED'
 
 const NAMES: Record<ExchangeErrorCode, string> = {
