@@ -7,11 +7,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type NetworkLayout, type NetworkNode, networkLayout } from '../../scripts/network.js'
+import { freeBasePort } from '../../test/helpers/ports.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const ENTRY = join(ROOT, 'src', 'bin', 'firn.ts')
@@ -20,24 +20,6 @@ const HOST = '127.0.0.1'
 const STOP_KILL_AFTER_MS = 15_000
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer()
-    server.once('error', () => resolve(false))
-    server.listen({ host: HOST, port, exclusive: true }, () => server.close(() => resolve(true)))
-  })
-}
-
-/** A base port in 27000..29990 whose ten ports (HTTP and staking of five nodes) are free on 127.0.0.1. */
-async function freeBase(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 27_000 + 10 * Math.floor(Math.random() * 295)
-    const ports = [0, 1, 2, 3, 4].flatMap((i) => [base + 10 * i, base + 10 * i + 1])
-    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base
-  }
-  throw new Error('no free base port in 27000..29990 after 50 attempts')
-}
 
 /** One JSON-RPC call to a node's `/ext/<path>`; undefined when the node does not answer (yet). */
 export async function infoCall<T>(port: number, method: string, params: unknown = {}): Promise<T | undefined> {
@@ -80,7 +62,7 @@ export class BenchNetwork {
 
   static async create(): Promise<BenchNetwork> {
     const dir = await mkdtemp(join(tmpdir(), 'firn-consensus-bench-'))
-    return new BenchNetwork(dir, await freeBase())
+    return new BenchNetwork(dir, await freeBasePort(27_000, 30_000))
   }
 
   get nodes(): NetworkNode[] {

@@ -9,11 +9,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type NetworkNode, networkLayout } from '../../scripts/network.js'
+import { freeBasePort } from '../../test/helpers/ports.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const ENTRY = join(ROOT, 'src', 'bin', 'firn.ts')
@@ -37,24 +37,6 @@ export interface FiveNodeRun {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer()
-    server.once('error', () => resolve(false))
-    server.listen({ host: HOST, port, exclusive: true }, () => server.close(() => resolve(true)))
-  })
-}
-
-/** A random base port whose ten ports (HTTP and staking of five nodes) are free on 127.0.0.1. */
-export async function freeBasePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + 10 * Math.floor(Math.random() * 3_500)
-    const ports = [0, 1, 2, 3, 4].flatMap((i) => [base + 10 * i, base + 10 * i + 1])
-    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base
-  }
-  throw new Error('no free base port found in 50 attempts')
-}
 
 async function call<T>(port: number, method: string): Promise<T | undefined> {
   try {
@@ -107,7 +89,7 @@ async function tail(file: string): Promise<string> {
 /** One run in a fresh temp dir; every process is stopped and the dir removed before it returns. */
 export async function fiveNodeRun(timeoutMs: number, spawnAll = false): Promise<FiveNodeRun> {
   const dir = await mkdtemp(join(tmpdir(), 'firn-p2p-bench-'))
-  const basePort = await freeBasePort()
+  const basePort = await freeBasePort(20_000, 55_000)
   const layout = networkLayout({ FIRN_NETWORK_DIR: dir, FIRN_NETWORK_BASE_PORT: String(basePort) })
   for (const node of layout.nodes) await mkdir(node.dataDir, { recursive: true, mode: 0o750 })
   const procs: ChildProcess[] = []

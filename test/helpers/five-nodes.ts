@@ -5,7 +5,6 @@
  * started (SIGKILL for stragglers) and removes the data; register it with `after`.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Wallet } from 'ethers'
@@ -18,6 +17,7 @@ import {
   stopOne,
 } from '../../scripts/network.js'
 import { EWOQ_PRIVATE_KEY } from '../../src/chains/evm/rules/presets.js'
+import { freeBasePort } from './ports.js'
 
 export const CHAIN_ID = 43112n
 /** type 2 fee fields every transfer uses */
@@ -26,24 +26,6 @@ const TIP = 1n
 const GAS = 21_000n
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer()
-    server.once('error', () => resolve(false))
-    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => server.close(() => resolve(true)))
-  })
-}
-
-/** A base port in [23000, 40000) whose ten ports (base + 10i, base + 10i + 1) are free. */
-export async function freeBasePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 23_000 + 10 * Math.floor(Math.random() * 1_690)
-    const ports = [0, 1, 2, 3, 4].flatMap((i) => [base + 10 * i, base + 10 * i + 1])
-    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base
-  }
-  throw new Error('no free port range found')
-}
 
 export interface RawReply {
   status: number
@@ -140,7 +122,7 @@ export class FiveNodes {
   /** A layout in a fresh temp dir on free ports; nothing started yet. */
   static async create(): Promise<FiveNodes> {
     const dir = await mkdtemp(join(tmpdir(), 'firn-consensus-'))
-    const basePort = await freeBasePort()
+    const basePort = await freeBasePort(23_000, 40_000)
     return new FiveNodes(dir, networkLayout({ FIRN_NETWORK_DIR: dir, FIRN_NETWORK_BASE_PORT: String(basePort) }))
   }
 

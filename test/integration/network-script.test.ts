@@ -6,7 +6,6 @@ import '../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -14,27 +13,10 @@ import { fileURLToPath } from 'node:url'
 import { isRunning, networkLayout, readPid } from '../../scripts/network.js'
 import { LOCAL_GENESIS_VALIDATORS } from '../../src/network/validators.js'
 import { rpc } from '../helpers/firn-process.js'
+import { freeBasePort } from '../helpers/ports.js'
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/network.ts', import.meta.url))
 const TSX = import.meta.resolve('tsx')
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer()
-    server.once('error', () => resolve(false))
-    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => server.close(() => resolve(true)))
-  })
-}
-
-/** A base port in [20000, 40000) whose ten ports (base + 10i, base + 10i + 1) are free. */
-async function freeBasePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + 10 * Math.floor(Math.random() * 1_990)
-    const ports = [0, 1, 2, 3, 4].flatMap((i) => [base + 10 * i, base + 10 * i + 1])
-    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base
-  }
-  throw new Error('no free port range found')
-}
 
 function runScript(command: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -64,7 +46,7 @@ describe('scripts/network.ts', () => {
 
   before(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'firn-network-'))
-    env = { FIRN_NETWORK_DIR: dir, FIRN_NETWORK_BASE_PORT: String(await freeBasePort()) }
+    env = { FIRN_NETWORK_DIR: dir, FIRN_NETWORK_BASE_PORT: String(await freeBasePort(20_000, 40_000)) }
     layout = networkLayout(env)
   })
 
