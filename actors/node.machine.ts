@@ -6,13 +6,15 @@
  */
 import { assign, enqueueActions, setup } from 'xstate'
 import { type ChainInput, chainMachine } from './chains/chain.machine.js'
-import { networkMachine } from './peers/network.machine.js'
+import { type NetworkInput, networkMachine } from './peers/network.machine.js'
 import { profilerMachine } from './profiler/profiler.machine.js'
 import { SystemId } from './system-ids.js'
 
 export interface NodeInput {
   nodeId: string
   networkId: number
+  /** the network actor's input (peers, uptime) */
+  network: NetworkInput
   chains: ChainInput[]
   /** aliases of the chains that get their own profiler (`profiler:<alias>`, the chain admin API's) */
   chainProfilers?: string[]
@@ -21,6 +23,8 @@ export interface NodeInput {
 export interface NodeContext {
   nodeId: string
   networkId: number
+  /** the network actor's input until it is spawned (then null: the network actor owns that state) */
+  network: NetworkInput | null
   /** chains with a lifecycle actor, in creation order */
   chains: ChainInput[]
   chainProfilers: string[]
@@ -53,6 +57,7 @@ export const nodeMachine = setup({
   context: ({ input }) => ({
     nodeId: input.nodeId,
     networkId: input.networkId,
+    network: input.network,
     chains: input.chains,
     chainProfilers: input.chainProfilers ?? [],
   }),
@@ -60,9 +65,12 @@ export const nodeMachine = setup({
   states: {
     running: {
       entry: [
-        enqueueActions(({ enqueue }) => {
+        enqueueActions(({ enqueue, context }) => {
           enqueue.spawnChild('profiler', { id: 'profiler', systemId: SystemId.Profiler, input: { label: 'node' } })
-          enqueue.spawnChild('network', { id: 'network', systemId: SystemId.Network })
+          if (context.network !== null) {
+            enqueue.spawnChild('network', { id: 'network', systemId: SystemId.Network, input: context.network })
+          }
+          enqueue.assign({ network: null })
         }),
         enqueueActions(({ enqueue, context }) => {
           for (const alias of context.chainProfilers) {

@@ -1,30 +1,55 @@
 /**
- * One peer connection (`peer:<NodeID>`), after the libp2p transport and Noise are up (reference notes 7.2):
- * `handshaking (awaitingHandshake -> awaitingPeerList) -> connected -> closing -> closed`.
+ * One libp2p connection's peer session, from the moment the connection opens (reference notes 7.2):
+ * `handshaking (awaitingHandshake -> checking -> identifying -> awaitingPeerList) -> connected -> closing -> closed`.
+ * The network actor spawns it as `conn:<connId>` and registers it as `peer:<NodeID>` once its handshake proves the
+ * NodeID.
  *
- * - handshaking: a valid Handshake is answered with our PeerList (`session.sendPeerList`); the peer's PeerList
- *   after that completes it. A PeerList before the Handshake is ignored; an invalid Handshake, a second one, or
- *   no completion within `handshakeTimeout` closes.
- * - connected: emits `session.connected` once; every `pingInterval` emits `session.sendPing`; `pongTimeout`
- *   without any inbound message (`session.messageReceived`) closes with 'ping timeout'; a Ping stores the peer's
+ * - handshaking: on entry our Handshake goes out (`session.sendHandshake`); its answer, the peer's PeerList, may come
+ *   at any time and is remembered. The peer's Handshake is checked by the `checkHandshake` slot (certificate,
+ *   signatures, BLS: crypto lives in src/); its error message is the drop reason. A NodeID other than the one we
+ *   dialed closes; otherwise the network actor hears `network.sessionIdentified` and answers `session.identified`
+ *   (or closes us as a duplicate or ourselves). Then our PeerList answers their Handshake (`session.sendPeerList`)
+ *   and, with their PeerList in, the session is connected. No completion within `handshakeTimeout` closes.
+ * - connected: tells the network actor (`network.peerConnected`); every `pingInterval` a Ping goes out
+ *   (`session.sendPing`); `pongTimeout` without inbound traffic closes with 'ping timeout'; a Ping stores the peer's
  *   view of our uptime (over 100 closes); a Pong with no Ping outstanding closes with 'unexpected pong'.
- * - closing: emits `session.closing {reason}` for the IO layer to close the connection; `session.closed` ends.
- * - closed (final): emits `session.disconnected` iff `session.connected` was emitted.
- * Pure: no IO; timers are the named delays `handshakeTimeout`, `pingInterval`, `pongTimeout`.
+ * - closing: `session.closing {reason}` for src/ to log and close the connection; `session.closed` ends.
+ * - closed (final): the network actor hears `network.sessionEnded` (with whether it was connected).
+ * What the session tells the network actor goes through the `notifyNetwork` action (`sendParent`; tests provide
+ * their own to read it).
+ * Pure: IO enters through the `sessionIo` slot (an Observable of this connection's events) and `checkHandshake`;
+ * timers are the named delays `handshakeTimeout`, `pingInterval`, `pongTimeout`.
  */
-import { assign, emit, enqueueActions, setup } from 'xstate'
+import { type AnyActorRef, assign, emit, enqueueActions, sendParent, setup } from 'xstate'
+import { notProvidedEventObservable, notProvidedPromise } from '../not-provided.js'
 import {
   CloseReason,
+  errorReason,
+  type HandshakeInfo,
   type PeerSessionContext,
   type PeerSessionEmitted,
   type PeerSessionEvent,
   type PeerSessionInput,
   peerSessionContext,
+  type SessionToNetwork,
   validUptime,
   withBenched,
 } from './peer-session.types.js'
 
 export * from './peer-session.types.js'
+
+/** The input of the session's IO slot: its connection, and the session itself (src/ listens to what it emits). */
+export interface SessionIoInput {
+  connId: string
+  /** the session; it emits PeerSessionEmitted */
+  self: AnyActorRef
+}
+
+/** close with a fixed reason (the first reason to close is the one reported) */
+const closeWith = (reason: string) => ({
+  target: '#peerSession.closing',
+  actions: { type: 'setCloseReason' as const, params: { reason } },
+})
 
 export const peerSessionMachine = setup({
   types: {
@@ -33,47 +58,48 @@ export const peerSessionMachine = setup({
     events: {} as PeerSessionEvent,
     emitted: {} as PeerSessionEmitted,
   },
+  actors: {
+    sessionIo: notProvidedEventObservable<PeerSessionEvent, SessionIoInput>('sessionIo'),
+    checkHandshake: notProvidedPromise<HandshakeInfo, { connId: string }>('checkHandshake'),
+  },
   delays: {
     handshakeTimeout: ({ context }) => context.handshakeTimeoutMs,
     pingInterval: ({ context }) => context.pingIntervalMs,
     pongTimeout: ({ context }) => context.pongTimeoutMs,
   },
   actions: {
-    /** the first reason to close is the one reported */
     setCloseReason: assign({ closeReason: ({ context }, p: { reason: string }) => context.closeReason ?? p.reason }),
-    storeHandshake: assign(({ event }) => {
-      if (event.type !== 'session.handshakeReceived' || !event.ok) return {}
-      const i = event.info
-      return {
-        nodeId: i.nodeId,
-        version: i.version,
-        trackedSubnets: [...i.trackedSubnets],
-        publicIp: i.publicIp ?? null,
-        upgradeTime: i.upgradeTime ?? null,
-        supportedAcps: [...(i.supportedAcps ?? [])],
-        objectedAcps: [...(i.objectedAcps ?? [])],
-      }
+    storeHandshake: assign((_, i: HandshakeInfo) => ({
+      nodeId: i.nodeId,
+      version: i.version,
+      trackedSubnets: [...i.trackedSubnets],
+      publicIp: i.publicIp ?? null,
+      upgradeTime: i.upgradeTime ?? null,
+      supportedAcps: [...(i.supportedAcps ?? [])],
+      objectedAcps: [...(i.objectedAcps ?? [])],
+    })),
+    notifyNetwork: sendParent((_, e: SessionToNetwork) => e),
+    sendHandshake: emit(({ context }) => ({ type: 'session.sendHandshake' as const, connId: context.connId })),
+    sendPeerList: emit(({ context }) => ({
+      type: 'session.sendPeerList' as const,
+      connId: context.connId,
+      nodeId: context.nodeId ?? '',
+    })),
+    rememberPeerList: assign({
+      peerListAt: ({ context, event }) =>
+        context.peerListAt ?? (event.type === 'session.peerListReceived' ? event.at : null),
     }),
-    sendPeerList: emit(({ context }) => ({ type: 'session.sendPeerList' as const, nodeId: context.nodeId ?? '' })),
-    stampConnected: assign({
-      connectedAt: ({ event }) => (event.type === 'session.peerListReceived' ? (event.at ?? null) : null),
+    stampTraffic: assign(({ event }) => {
+      if (event.type !== 'session.traffic') return {}
+      return event.direction === 'in' ? { lastReceivedAt: event.at } : { lastSentAt: event.at }
     }),
-    announceConnected: enqueueActions(({ context, enqueue }) => {
-      enqueue.assign({ connectedEmitted: true })
-      enqueue.emit({
-        type: 'session.connected',
-        nodeId: context.nodeId ?? '',
-        version: context.version ?? '',
-        trackedSubnets: context.trackedSubnets,
-        connectedAt: context.connectedAt,
-      })
-    }),
+    markConnected: assign(({ context }) => ({ connectedAt: context.peerListAt ?? 0, connectedAnnounced: true })),
     storeUptime: assign({
       observedUptime: ({ context, event }) => (event.type === 'session.ping' ? event.uptime : context.observedUptime),
     }),
     sendPing: enqueueActions(({ context, enqueue }) => {
       enqueue.assign({ pingOutstanding: true })
-      enqueue.emit({ type: 'session.sendPing', nodeId: context.nodeId ?? '' })
+      enqueue.emit({ type: 'session.sendPing', connId: context.connId, nodeId: context.nodeId ?? '' })
     }),
     clearPing: assign({ pingOutstanding: false }),
     setBenched: assign({
@@ -84,149 +110,142 @@ export const peerSessionMachine = setup({
     }),
     announceClosing: emit(({ context }) => ({
       type: 'session.closing' as const,
+      connId: context.connId,
       nodeId: context.nodeId,
       reason: context.closeReason ?? CloseReason.ConnectionClosed,
     })),
-    announceDisconnected: enqueueActions(({ context, enqueue }) => {
-      if (!context.connectedEmitted) return
-      enqueue.emit({
-        type: 'session.disconnected',
-        nodeId: context.nodeId ?? '',
-        reason: context.closeReason ?? CloseReason.ConnectionClosed,
-      })
-    }),
   },
   guards: {
-    handshakeOk: ({ event }) => event.type === 'session.handshakeReceived' && event.ok,
-    /** we dialed (or authenticated) one NodeID and the handshake names another */
-    nodeIdMismatch: ({ context, event }) =>
-      event.type === 'session.handshakeReceived' &&
-      event.ok &&
-      context.nodeId !== null &&
-      event.info.nodeId !== context.nodeId,
+    /** we dialed one NodeID and the handshake names another */
+    nodeIdMismatch: ({ context }, info: HandshakeInfo) =>
+      context.expectedNodeId !== null && info.nodeId !== context.expectedNodeId,
     uptimeValid: ({ event }) => event.type === 'session.ping' && validUptime(event.uptime),
     pingOutstanding: ({ context }) => context.pingOutstanding,
+    peerListSeen: ({ context }) => context.peerListAt !== null,
+    inbound: ({ event }) => event.type === 'session.traffic' && event.direction === 'in',
   },
 }).createMachine({
   id: 'peerSession',
   context: ({ input }) => peerSessionContext(input),
+  invoke: {
+    id: 'io',
+    src: 'sessionIo',
+    input: ({ context, self }) => ({ connId: context.connId, self }),
+  },
   initial: 'handshaking',
   on: {
     'session.closed': {
       target: '.closed',
-      actions: {
-        type: 'setCloseReason',
-        params: ({ event }) => ({ reason: event.reason ?? CloseReason.ConnectionClosed }),
-      },
+      actions: [
+        { type: 'setCloseReason', params: ({ event }) => ({ reason: event.reason ?? CloseReason.ConnectionClosed }) },
+        assign({ closedAt: ({ event }) => event.at }),
+      ],
     },
+    'session.traffic': { actions: 'stampTraffic' },
+    'session.benched': { actions: 'setBenched' },
+    'session.close': {
+      target: '.closing',
+      actions: { type: 'setCloseReason', params: ({ event }) => ({ reason: event.reason }) },
+    },
+    'session.ping': [
+      { guard: 'uptimeValid', actions: 'storeUptime' },
+      {
+        target: '.closing',
+        actions: {
+          type: 'setCloseReason',
+          params: ({ event }) => ({ reason: CloseReason.invalidUptime(event.uptime) }),
+        },
+      },
+    ],
+    // no Ping goes out before the handshake completes, so a Pong then is unsolicited
+    'session.pong': closeWith(CloseReason.UnexpectedPong),
+    'session.handshakeReceived': closeWith(CloseReason.SecondHandshake),
   },
   states: {
     handshaking: {
       initial: 'awaitingHandshake',
-      after: {
-        handshakeTimeout: {
-          target: 'closing',
-          actions: { type: 'setCloseReason', params: { reason: CloseReason.HandshakeTimeout } },
-        },
-      },
-      on: {
-        'session.ping': [
-          { guard: 'uptimeValid', actions: 'storeUptime' },
-          {
-            target: 'closing',
-            actions: {
-              type: 'setCloseReason',
-              params: ({ event }) => ({ reason: CloseReason.invalidUptime(event.uptime) }),
-            },
-          },
-        ],
-        // no Ping goes out before the handshake completes, so every Pong is unsolicited
-        'session.pong': {
-          target: 'closing',
-          actions: { type: 'setCloseReason', params: { reason: CloseReason.UnexpectedPong } },
-        },
-        'session.close': {
-          target: 'closing',
-          actions: { type: 'setCloseReason', params: ({ event }) => ({ reason: event.reason }) },
-        },
-        'session.benched': { actions: 'setBenched' },
-      },
+      entry: 'sendHandshake',
+      after: { handshakeTimeout: closeWith(CloseReason.HandshakeTimeout) },
+      on: { 'session.peerListReceived': { actions: 'rememberPeerList' } },
       states: {
         awaitingHandshake: {
-          on: {
-            'session.handshakeReceived': [
+          on: { 'session.handshakeReceived': 'checking' },
+        },
+        checking: {
+          invoke: {
+            id: 'checkHandshake',
+            src: 'checkHandshake',
+            input: ({ context }) => ({ connId: context.connId }),
+            onDone: [
               {
-                guard: 'nodeIdMismatch',
+                guard: { type: 'nodeIdMismatch', params: ({ event }) => event.output },
                 target: '#peerSession.closing',
-                actions: { type: 'setCloseReason', params: { reason: CloseReason.UnexpectedNodeId } },
+                actions: [
+                  { type: 'storeHandshake', params: ({ event }) => event.output },
+                  { type: 'setCloseReason', params: { reason: CloseReason.UnexpectedNodeId } },
+                ],
               },
-              { guard: 'handshakeOk', target: 'awaitingPeerList', actions: 'storeHandshake' },
               {
-                target: '#peerSession.closing',
-                actions: {
-                  type: 'setCloseReason',
-                  params: ({ event }) => ({ reason: event.ok ? '' : event.reason }),
-                },
+                target: 'identifying',
+                actions: [
+                  { type: 'storeHandshake', params: ({ event }) => event.output },
+                  {
+                    type: 'notifyNetwork',
+                    params: ({ context, event }) => ({
+                      type: 'network.sessionIdentified' as const,
+                      connId: context.connId,
+                      nodeId: event.output.nodeId,
+                    }),
+                  },
+                ],
               },
             ],
+            onError: {
+              target: '#peerSession.closing',
+              actions: { type: 'setCloseReason', params: ({ event }) => ({ reason: errorReason(event.error) }) },
+            },
           },
+        },
+        identifying: {
+          on: { 'session.identified': 'awaitingPeerList' },
         },
         awaitingPeerList: {
           entry: 'sendPeerList',
-          on: {
-            'session.peerListReceived': { target: '#peerSession.connected', actions: 'stampConnected' },
-            'session.handshakeReceived': {
-              target: '#peerSession.closing',
-              actions: { type: 'setCloseReason', params: { reason: CloseReason.SecondHandshake } },
-            },
-          },
+          always: { guard: 'peerListSeen', target: '#peerSession.connected' },
+          on: { 'session.peerListReceived': { target: '#peerSession.connected', actions: 'rememberPeerList' } },
         },
       },
     },
     connected: {
       type: 'parallel',
-      entry: 'announceConnected',
+      entry: [
+        'markConnected',
+        {
+          type: 'notifyNetwork',
+          params: ({ context }) => ({
+            type: 'network.peerConnected' as const,
+            connId: context.connId,
+            nodeId: context.nodeId ?? '',
+            at: context.connectedAt ?? 0,
+          }),
+        },
+      ],
       on: {
-        'session.handshakeReceived': {
-          target: 'closing',
-          actions: { type: 'setCloseReason', params: { reason: CloseReason.SecondHandshake } },
-        },
-        'session.ping': [
-          { guard: 'uptimeValid', actions: 'storeUptime' },
-          {
-            target: 'closing',
-            actions: {
-              type: 'setCloseReason',
-              params: ({ event }) => ({ reason: CloseReason.invalidUptime(event.uptime) }),
-            },
-          },
-        ],
-        'session.pong': [
-          { guard: 'pingOutstanding', actions: 'clearPing' },
-          {
-            target: 'closing',
-            actions: { type: 'setCloseReason', params: { reason: CloseReason.UnexpectedPong } },
-          },
-        ],
-        'session.close': {
-          target: 'closing',
-          actions: { type: 'setCloseReason', params: ({ event }) => ({ reason: event.reason }) },
-        },
-        'session.benched': { actions: 'setBenched' },
+        'session.pong': [{ guard: 'pingOutstanding', actions: 'clearPing' }, closeWith(CloseReason.UnexpectedPong)],
       },
       states: {
-        /** any inbound message restarts the silence timer */
+        /** inbound traffic restarts the silence timer */
         liveness: {
           initial: 'listening',
           states: {
             listening: {
-              after: {
-                pongTimeout: {
-                  target: '#peerSession.closing',
-                  actions: { type: 'setCloseReason', params: { reason: CloseReason.PingTimeout } },
-                },
+              after: { pongTimeout: closeWith(CloseReason.PingTimeout) },
+              on: {
+                'session.traffic': [
+                  { guard: 'inbound', target: 'listening', reenter: true, actions: 'stampTraffic' },
+                  { actions: 'stampTraffic' },
+                ],
               },
-              on: { 'session.messageReceived': { target: 'listening', reenter: true } },
             },
           },
         },
@@ -242,10 +261,26 @@ export const peerSessionMachine = setup({
     },
     closing: {
       entry: 'announceClosing',
+      on: {
+        'session.close': {},
+        'session.ping': {},
+        'session.pong': {},
+        'session.handshakeReceived': {},
+      },
     },
     closed: {
       type: 'final',
-      entry: 'announceDisconnected',
+      entry: {
+        type: 'notifyNetwork',
+        params: ({ context }) => ({
+          type: 'network.sessionEnded' as const,
+          connId: context.connId,
+          nodeId: context.nodeId,
+          wasConnected: context.connectedAnnounced,
+          reason: context.closeReason ?? CloseReason.ConnectionClosed,
+          at: context.closedAt ?? 0,
+        }),
+      },
     },
   },
 })

@@ -1,5 +1,5 @@
 import type { Logger } from '../../src/log/logger.js'
-import type { PeerTable } from '../../src/network/peer-table.js'
+import type { PeerView } from '../../src/network/peer-view.js'
 import { startNetworkNode } from '../../test/helpers/network-node.js'
 
 export const P2P_HOST = '127.0.0.1'
@@ -9,7 +9,7 @@ export interface BenchNode {
   nodeId: string
   port: number
   /** connected peers, as info.peers would list them */
-  peers: PeerTable
+  peers: PeerView
   close(): Promise<void>
 }
 

@@ -17,7 +17,8 @@ import type { ConsensusRequest, ConsensusResponse } from '../../protocols/consen
 import type { InboundRequest } from '../../protocols/service/exchange.js'
 import { AppRequestError, type ChainHandlers } from './chain-router.js'
 import { blockIdBytes, blockIdOf, blockIdsOf, chainIdOf, chitsToWire, heightOf } from './chain-wire.js'
-import { errorText, type NetworkCore, type Session } from './core.js'
+import type { Connections } from './connections.js'
+import { errorText } from './types.js'
 
 /** the reference's `--consensus-app-concurrency` default: app messages of a chain run on 2 workers */
 export const APP_CONCURRENCY = 2
@@ -71,17 +72,27 @@ const silence = (signal: AbortSignal): Promise<undefined> =>
   })
 
 interface Routed {
-  session: Session
+  /** the sender's NodeID */
+  from: string
   chainId: string
   /** the chain ID as it came, 32 bytes */
   chain: Uint8Array
   handlers: ChainHandlers
 }
 
+export interface ChainInboundDeps {
+  connections: Connections
+  /** a chain's registered handlers */
+  handlersOf: (chainId: string) => ChainHandlers | undefined
+  log: { debug(msg: string, fields?: object): void }
+  /** app workers per chain (`--consensus-app-concurrency`) */
+  appConcurrency?: number
+}
+
 export class ChainInbound {
   readonly #appQueues = new Map<string, TaskQueue>()
 
-  constructor(private readonly n: NetworkCore) {}
+  constructor(private readonly d: ChainInboundDeps) {}
 
   onConsensus(req: ConsensusRequest, ctx: InboundRequest): Promise<ConsensusResponse | undefined> | undefined {
     const body = req.pushQuery ?? req.pullQuery ?? req.get
@@ -89,7 +100,7 @@ export class ChainInbound {
     if (r === 'drop') return undefined
     if (r === 'silent') return silence(ctx.signal)
     const { handlers } = r
-    const from = r.session.nodeId
+    const from = r.from
     if (req.pushQuery !== undefined) {
       const height = heightOf(req.pushQuery.requestedHeight)
       if (height === undefined) return undefined
@@ -123,7 +134,7 @@ export class ChainInbound {
     if (r === 'drop') return undefined
     if (r === 'silent') return silence(ctx.signal)
     const { handlers } = r
-    const from = r.session.nodeId
+    const from = r.from
     const { chain } = r
     if (req.getAcceptedFrontier !== undefined) {
       return this.#answer(r, ctx, 'GetAcceptedFrontier', async () => {
@@ -155,7 +166,7 @@ export class ChainInbound {
     const r = this.#route(ctx.connection, req.chainId, 'app')
     if (r === 'drop') return undefined
     if (r === 'silent') return silence(ctx.signal)
-    const from = r.session.nodeId
+    const from = r.from
     const queue = this.#appQueue(r.chainId)
     return this.#answer(r, ctx, 'AppRequest', () =>
       queue.run(async (): Promise<AppReply | undefined> => {
@@ -172,13 +183,14 @@ export class ChainInbound {
 
   /** One AppGossip frame of a connected peer, on the chain's app queue; never throws. */
   onAppGossip(message: AppGossip, connection: Connection): void {
-    const n = this.n
     const r = this.#route(connection, message.chainId, 'app gossip')
     if (typeof r === 'string') return
-    const from = r.session.nodeId
+    const from = r.from
     void this.#appQueue(r.chainId)
       .run(() => r.handlers.appGossip(from, message.appBytes))
-      .catch((err: unknown) => n.log.debug('app gossip handler failed', { chainID: r.chainId, err: errorText(err) }))
+      .catch((err: unknown) =>
+        this.d.log.debug('app gossip handler failed', { chainID: r.chainId, err: errorText(err) }),
+      )
   }
 
   /**
@@ -186,22 +198,21 @@ export class ChainInbound {
    * ID, 'silent' (no answer) for a chain that is not registered.
    */
   #route(connection: Connection, chainBytes: Uint8Array | undefined, what: string): Routed | 'drop' | 'silent' {
-    const n = this.n
+    const { connections, log } = this.d
     try {
-      const session = n.handshakes.sessionOf(connection)
-      if (!n.isConnected(session)) return 'drop'
-      n.sessionBridge.touch(session.nodeId, { received: true })
-      n.sessionBridge.send(session, { type: 'session.messageReceived' })
+      const from = connections.connectedNodeIdOf(connection)
+      if (from === undefined) return 'drop'
+      connections.touch(from, 'in')
       const chainId = chainBytes === undefined ? undefined : chainIdOf(chainBytes)
       if (chainBytes === undefined || chainId === undefined) return 'drop'
-      const handlers = n.chains.handlersOf(chainId)
+      const handlers = this.d.handlersOf(chainId)
       if (handlers === undefined) {
-        n.log.debug(`${what} message for an unregistered chain dropped`, { nodeID: session.nodeId, chainID: chainId })
+        log.debug(`${what} message for an unregistered chain dropped`, { nodeID: from, chainID: chainId })
         return 'silent'
       }
-      return { session, chainId, chain: chainBytes, handlers }
+      return { from, chainId, chain: chainBytes, handlers }
     } catch (err) {
-      n.log.debug(`${what} message failed`, { peer: connection.remotePeer.toString(), err: errorText(err) })
+      log.debug(`${what} message failed`, { peer: connection.remotePeer.toString(), err: errorText(err) })
       return 'drop'
     }
   }
@@ -213,22 +224,21 @@ export class ChainInbound {
     op: string,
     ask: () => Promise<T | undefined>,
   ): Promise<T | undefined> {
-    const n = this.n
     let answer: T | undefined
     try {
       answer = await ask()
     } catch (err) {
-      n.log.debug(`${op} handler failed`, { nodeID: r.session.nodeId, chainID: r.chainId, err: errorText(err) })
+      this.d.log.debug(`${op} handler failed`, { nodeID: r.from, chainID: r.chainId, err: errorText(err) })
     }
     if (answer === undefined) return silence(ctx.signal)
-    n.sessionBridge.touch(r.session.nodeId, { sent: true })
+    this.d.connections.touch(r.from, 'out')
     return answer
   }
 
   #appQueue(chainId: string): TaskQueue {
     let queue = this.#appQueues.get(chainId)
     if (queue === undefined) {
-      queue = new TaskQueue(this.n.o.config.appConcurrency ?? APP_CONCURRENCY)
+      queue = new TaskQueue(this.d.appConcurrency ?? APP_CONCURRENCY)
       this.#appQueues.set(chainId, queue)
     }
     return queue

@@ -15,8 +15,10 @@ import type { BootstrapResponse } from '../../protocols/bootstrap/service.js'
 import { EngineType, MAX_CONTAINER_IDS } from '../../protocols/bootstrap/service.js'
 import type { ConsensusResponse } from '../../protocols/consensus/service.js'
 import { blockIdBytes, blockIdOf, blockIdsOf, chainIdBytes, chitsFromWire } from './chain-wire.js'
-import { errorText, type NetworkCore } from './core.js'
-import type { TrackedRequest } from './request-tracker.js'
+import type { Connections } from './connections.js'
+import type { Host } from './host.js'
+import type { RequestTracker, TrackedRequest } from './request-tracker.js'
+import { errorText } from './types.js'
 
 /** the exchange's own timeout outlives the tracker's by this much, so the tracker decides */
 const EXCHANGE_SLACK_MS = 1_000
@@ -56,10 +58,19 @@ const malformed = (op: string, why: string): MalformedResponseError =>
 /** A send on one connected peer: the libp2p peer, the tracker's signal, the exchange's timeout. */
 type Send<T> = (peer: PeerId, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>
 
+export interface ChainRouterDeps {
+  connections: Connections
+  tracker: RequestTracker
+  /** the libp2p host's services, once it runs */
+  services: () => Host['services']
+  log: { debug(msg: string, fields?: object): void }
+  now: () => number
+}
+
 export class ChainRouter {
   readonly #handlers = new Map<string, ChainHandlers>()
 
-  constructor(private readonly n: NetworkCore) {}
+  constructor(private readonly d: ChainRouterDeps) {}
 
   /** Routes the chain's inbound messages to `handlers`; returns the unregister function. One registration a chain. */
   register(chainId: string, handlers: ChainHandlers): () => void {
@@ -78,12 +89,11 @@ export class ChainRouter {
 
   /** NodeIDs of the handshaken peers (never ourselves) */
   connectedNodeIds(): string[] {
-    const n = this.n
-    return [...n.sessions.values()].filter((s) => n.isConnected(s)).map((s) => s.nodeId)
+    return this.d.connections.connectedNodeIds()
   }
 
   isConnected(nodeId: string): boolean {
-    return this.n.isConnected(this.n.sessions.get(nodeId))
+    return this.d.connections.isConnected(nodeId)
   }
 
   async pushQuery(nodeId: string, chainId: string, container: Uint8Array, requestedHeight: number): Promise<Chits> {
@@ -167,58 +177,57 @@ export class ChainRouter {
 
   /** One AppGossip to each connected node of `nodeIds`; never throws or waits, failures are logged at debug. */
   appGossip(nodeIds: readonly string[], chainId: string, bytes: Uint8Array): void {
-    const n = this.n
+    const { connections, log } = this.d
     try {
-      const service = n.host.services.appGossip
+      const service = this.d.services().appGossip
       if (service === undefined) throw new Error('the app-gossip protocol is not registered')
       const message = { chainId: chainIdBytes(chainId), appBytes: bytes }
       for (const nodeId of new Set(nodeIds)) {
-        const session = n.sessions.get(nodeId)
-        if (!n.isConnected(session)) {
-          n.log.debug('app gossip not sent: not connected', { nodeID: nodeId, chainID: chainId })
+        const peer = connections.peerIdOf(nodeId)
+        if (peer === undefined) {
+          log.debug('app gossip not sent: not connected', { nodeID: nodeId, chainID: chainId })
           continue
         }
-        n.sessionBridge.touch(nodeId, { sent: true })
-        service.send(session.peerId, message).catch((err: unknown) => {
-          n.log.debug('app gossip failed', { nodeID: nodeId, chainID: chainId, err: errorText(err) })
+        connections.touch(nodeId, 'out')
+        service.send(peer, message).catch((err: unknown) => {
+          log.debug('app gossip failed', { nodeID: nodeId, chainID: chainId, err: errorText(err) })
         })
       }
     } catch (err) {
-      n.log.debug('app gossip failed', { chainID: chainId, err: errorText(err) })
+      log.debug('app gossip failed', { chainID: chainId, err: errorText(err) })
     }
   }
 
   /** One tracked request to a connected peer; `send` throws to fail it ('failed'). */
   #request<T>(req: TrackedRequest, send: Send<T>): Promise<T> {
-    const n = this.n
-    return n.benching.tracker.request(req, async (signal, deadlineMs) => {
-      const session = n.sessions.get(req.nodeId)
-      if (!n.isConnected(session)) throw new Error('not connected')
-      n.sessionBridge.touch(req.nodeId, { sent: true })
-      const answer = await send(session.peerId, {
+    const { connections, now } = this.d
+    return this.d.tracker.request(req, async (signal, deadlineMs) => {
+      const peer = connections.peerIdOf(req.nodeId)
+      if (peer === undefined) throw new Error('not connected')
+      connections.touch(req.nodeId, 'out')
+      const answer = await send(peer, {
         signal,
-        timeoutMs: Math.max(1, deadlineMs - n.now()) + EXCHANGE_SLACK_MS,
+        timeoutMs: Math.max(1, deadlineMs - now()) + EXCHANGE_SLACK_MS,
       })
-      n.sessionBridge.touch(req.nodeId, { received: true })
-      n.sessionBridge.send(session, { type: 'session.messageReceived' })
+      connections.touch(req.nodeId, 'in')
       return answer
     })
   }
 
   #consensus() {
-    const s = this.n.host.services.consensus
+    const s = this.d.services().consensus
     if (s === undefined) throw new Error('the consensus protocol is not registered')
     return s
   }
 
   #bootstrap() {
-    const s = this.n.host.services.bootstrap
+    const s = this.d.services().bootstrap
     if (s === undefined) throw new Error('the bootstrap protocol is not registered')
     return s
   }
 
   #app() {
-    const s = this.n.host.services.app
+    const s = this.d.services().app
     if (s === undefined) throw new Error('the app protocol is not registered')
     return s
   }

@@ -7,56 +7,66 @@ import type { Echo } from '../../protocols/echo/service.js'
 import { echoAnswer } from '../../protocols/echo/service.js'
 import type { InboundRequest } from '../../protocols/service/exchange.js'
 import { idFromString } from '../identity/ids.js'
-import type { NetworkCore } from './core.js'
+import type { Connections } from './connections.js'
+import type { Host } from './host.js'
+import type { RequestTracker } from './request-tracker.js'
 
 /** the exchange's own timeout outlives the tracker's by this much, so the tracker decides */
 const EXCHANGE_SLACK_MS = 1_000
 
+export interface EchoDeps {
+  connections: Connections
+  tracker: RequestTracker
+  services: () => Host['services']
+  /** the handler answers nothing while this returns true */
+  silent?: () => boolean
+  log: { debug(msg: string, fields?: object): void }
+  now: () => number
+}
+
 export class EchoBridge {
-  constructor(private readonly n: NetworkCore) {}
+  constructor(private readonly d: EchoDeps) {}
 
   /** The inbound echo handler: never throws; a silent node answers nothing before the deadline. */
   onEcho(req: Echo, ctx: InboundRequest): Echo | undefined | Promise<Echo | undefined> {
-    const n = this.n
+    const { connections } = this.d
     try {
-      const session = n.handshakes.sessionOf(ctx.connection)
-      if (!n.isConnected(session)) return undefined
-      n.sessionBridge.touch(session.nodeId, { received: true })
-      n.sessionBridge.send(session, { type: 'session.messageReceived' })
-      if (n.o.echoSilent?.() === true) {
+      const from = connections.connectedNodeIdOf(ctx.connection)
+      if (from === undefined) return undefined
+      connections.touch(from, 'in')
+      if (this.d.silent?.() === true) {
         return new Promise((resolve) => {
           if (ctx.signal.aborted) resolve(undefined)
           else ctx.signal.addEventListener('abort', () => resolve(undefined), { once: true })
         })
       }
-      n.sessionBridge.touch(session.nodeId, { sent: true })
+      connections.touch(from, 'out')
       return echoAnswer(req)
     } catch (err) {
-      n.log.debug('echo handler failed', { peer: ctx.remotePeer.toString(), err })
+      this.d.log.debug('echo handler failed', { peer: ctx.remotePeer.toString(), err })
       return undefined
     }
   }
 
   /** One echo to a connected peer on a chain, tracked (timeout, benchlist); resolves with the round trip in ms. */
   async echo(nodeId: string, chainId: string, payload: Uint8Array = new Uint8Array(0)): Promise<number> {
-    const n = this.n
-    const service = n.host.services.echo
+    const { connections, now } = this.d
+    const service = this.d.services().echo
     if (service === undefined) throw new Error('the echo protocol is not registered (test protocols are off)')
     const chainBytes = idFromString(chainId)
-    const started = n.now()
-    await n.benching.tracker.request({ nodeId, chainId, op: 'echo' }, async (signal, deadlineMs) => {
-      const session = n.sessions.get(nodeId)
-      if (!n.isConnected(session)) throw new Error('not connected')
-      n.sessionBridge.touch(nodeId, { sent: true })
+    const started = now()
+    await this.d.tracker.request({ nodeId, chainId, op: 'echo' }, async (signal, deadlineMs) => {
+      const peer = connections.peerIdOf(nodeId)
+      if (peer === undefined) throw new Error('not connected')
+      connections.touch(nodeId, 'out')
       const answer = await service.request(
-        session.peerId,
+        peer,
         { chainId: chainBytes, payload },
-        { signal, timeoutMs: Math.max(1, deadlineMs - n.now()) + EXCHANGE_SLACK_MS },
+        { signal, timeoutMs: Math.max(1, deadlineMs - now()) + EXCHANGE_SLACK_MS },
       )
-      n.sessionBridge.touch(nodeId, { received: true })
-      n.sessionBridge.send(session, { type: 'session.messageReceived' })
+      connections.touch(nodeId, 'in')
       return answer
     })
-    return n.now() - started
+    return now() - started
   }
 }

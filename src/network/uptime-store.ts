@@ -1,13 +1,5 @@
-/** The persisted uptime accounting of the network: the uptime reducer's state, loaded from and written to the uptime sublevel. */
-import {
-  decodeUptimeRecord,
-  encodeUptimeRecord,
-  type UptimeEvent,
-  type UptimeRecord,
-  type UptimeState,
-  uptimeCreate,
-  uptimeReducer,
-} from '../../actors/peers/uptime.js'
+/** Where the network actor's uptime records live: the `uptime` sublevel, read at start and written as they change. */
+import { decodeUptimeRecord, encodeUptimeRecord, type UptimeRecord } from '../../actors/peers/uptime.js'
 import type { Database } from '../db/open.js'
 import { Sublevel } from '../db/sublevels.js'
 import type { Logger } from '../log/logger.js'
@@ -19,22 +11,21 @@ interface KeyValue {
 }
 
 export class UptimeStore {
-  #state!: UptimeState
-  #db!: KeyValue
+  readonly #db: KeyValue
   #writes: Promise<void> = Promise.resolve()
 
-  constructor(private readonly log: Logger) {}
-
-  get state(): UptimeState {
-    return this.#state
-  }
-
-  /** Reads the stored records (a bad one is skipped with a warning) and starts the accounting at `nowMs`. */
-  async load(db: Database, selfNodeId: string, nowMs: number): Promise<void> {
+  constructor(
+    db: Database,
+    private readonly log: Logger,
+  ) {
     this.#db = db.sublevel<string, string>(Sublevel.uptime, {
       keyEncoding: 'utf8',
       valueEncoding: 'utf8',
     }) as unknown as KeyValue
+  }
+
+  /** The stored records; a bad one is skipped with a warning. */
+  async load(): Promise<Record<string, UptimeRecord>> {
     const records: Record<string, UptimeRecord> = {}
     for await (const [id, text] of this.#db.iterator()) {
       try {
@@ -43,15 +34,12 @@ export class UptimeStore {
         this.log.warn('skipping a bad uptime record', { nodeID: id, err })
       }
     }
-    this.#state = uptimeCreate({ selfNodeId, nowMs, records })
+    return records
   }
 
-  /** Runs the reducer and queues the writes of the records it changed. */
-  apply(event: UptimeEvent): void {
-    const { state, persisted } = uptimeReducer(this.#state, event)
-    this.#state = state
-    for (const id of persisted) {
-      const record = state.records[id]
+  /** Queues the writes (null deletes), in order. */
+  write(records: Record<string, UptimeRecord | null>): void {
+    for (const [id, record] of Object.entries(records)) {
       const db = this.#db
       this.#writes = this.#writes
         .then(() => (record ? db.put(id, encodeUptimeRecord(record)) : db.del(id)))

@@ -8,8 +8,6 @@ import { dirname } from 'node:path'
 import { type Actor, createActor, type InspectionEvent } from 'xstate'
 import { chainMachine } from '../../actors/chains/chain.machine.js'
 import { nodeMachine } from '../../actors/node.machine.js'
-import { networkMachine } from '../../actors/peers/network.machine.js'
-import { peerSessionMachine } from '../../actors/peers/peer-session.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import { adminService } from '../api/admin/service.js'
@@ -29,7 +27,6 @@ import { idFromString } from '../identity/ids.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
 import { Network } from '../network/network.js'
-import { PeerTable } from '../network/peer-table.js'
 import { genesisValidators, ValidatorSet } from '../network/validators.js'
 import { createMailboxStats } from '../profiling/mailbox-stats.js'
 import { profilerImplementation } from '../profiling/profiler.impl.js'
@@ -121,14 +118,29 @@ async function build(
   const c = await openCChain({ nodeConfig: config, db, chainId: cChain.chainId, logs })
   cleanups.push(() => c.close())
 
-  const peers = new PeerTable()
+  let network: Network | undefined
   const validators = new ValidatorSet({
     selfNodeId: nodeId,
     sybilProtectionEnabled: config.sybilProtection.enabled,
     disabledWeight: config.sybilProtection.disabledWeight,
     genesis: genesisValidators(config.networkId),
-    connectedPeers: () => peers.nodeIds(),
+    connectedPeers: () => network?.connections.connectedNodeIds() ?? [],
   })
+  const chainList = chains.list().map(({ chainId, alias }) => ({ chainId, alias }))
+  const p2p = new Network({
+    config,
+    identity,
+    signer,
+    db,
+    validators,
+    log: logs.get('network'),
+    chains: chainList,
+    // test-only (docs/operations.md, "Peers"): the echo protocol, and an echo handler that never answers
+    testProtocols: process.env.FIRN_TEST_PROTOCOLS === '1',
+    echoSilent: () => process.env.FIRN_TEST_ECHO_SILENT === '1',
+  })
+  network = p2p
+  const uptimeRecords = await p2p.loadUptime()
 
   const mailbox = createMailboxStats()
   const profiler = profilerImplementation({ dir: config.profileDir, lockSources: { mailbox } })
@@ -161,14 +173,15 @@ async function build(
       }),
       profiler: profilerMachine.provide(profiler.implementation),
       chainProfiler: profilerMachine.provide(chainProfiler.implementation),
-      network: networkMachine.provide({ actors: { peerSession: peerSessionMachine } }),
+      network: p2p.logic(),
     },
   })
   const actor = createActor(logic, {
     input: {
       nodeId,
       networkId: config.networkId,
-      chains: chains.list().map(({ chainId, alias }) => ({ chainId, alias })),
+      network: p2p.actorInput(uptimeRecords),
+      chains: chainList,
       chainProfilers: c.config.adminApiEnabled ? [cChain.alias] : [],
     },
     inspect,
@@ -179,22 +192,9 @@ async function build(
     actor.stop()
   })
 
-  const network = await Network.start({
-    config,
-    identity,
-    signer,
-    db,
-    peers,
-    validators,
-    system: actor.system,
-    log: logs.get('network'),
-    chains: chains.list().map(({ chainId, alias }) => ({ chainId, alias })),
-    // test-only (docs/operations.md, "Peers"): the echo protocol, and an echo handler that never answers
-    testProtocols: process.env.FIRN_TEST_PROTOCOLS === '1',
-    echoSilent: () => process.env.FIRN_TEST_ECHO_SILENT === '1',
-  })
+  await p2p.start(actor.system)
   if (process.env.FIRN_TEST_PROTOCOLS === '1') logs.get('network').warn('test protocols on (FIRN_TEST_PROTOCOLS=1)')
-  cleanups.push(() => network.close())
+  cleanups.push(() => p2p.close())
 
   const chainIdBytes = idFromString(cChain.chainId)
   const proposers = config.sybilProtection.enabled ? genesisValidators(config.networkId) : []
@@ -203,9 +203,9 @@ async function build(
     chainId: cChain.chainId,
     self: nodeId,
     blocks: new EvmBlocks({ vm: c.vm, chainId: chainIdBytes, identity, proposers: () => proposers }),
-    router: network.chains,
-    peerEvents$: network.peerEvents$,
-    isBenched: (peer) => network.requests.isBenched(peer, cChain.chainId),
+    router: p2p.chains,
+    peerEvents$: p2p.peerEvents$,
+    isBenched: (peer) => p2p.requests.isBenched(peer, cChain.chainId),
     validators: () => validators.list(),
     proposers: () => proposers,
     params: config.snow,
@@ -240,11 +240,11 @@ async function build(
       config,
       nodeId,
       nodePOP,
-      stakingPort: () => network.port,
+      stakingPort: () => p2p.port,
       chains,
       vms,
       isChainBootstrapped,
-      peers,
+      peers: p2p.peers,
       validators,
       log,
     })

@@ -1,27 +1,25 @@
 /**
  * One in-process Firn p2p node for tests and benches: the real `Network` (libp2p TCP on 127.0.0.1, port 0), a
- * staking identity (fresh unless given), a memory-level database (unless given), its own `network` actor, and a
- * validator set: the given genesis with sybil protection on, else sybil protection off (every connected peer a
- * validator of weight 100). Log lines are captured unless a logger is given.
+ * staking identity (fresh unless given), a memory-level database (unless given), its own `network` actor (the root
+ * of a small actor system: this helper is the test's composition root), and a validator set: the given genesis
+ * with sybil protection on, else sybil protection off (every connected peer a validator of weight 100). Log lines
+ * are captured unless a logger is given.
  */
 import { MemoryLevel } from 'memory-level'
-import { createActor } from 'xstate'
-import { networkMachine } from '../../actors/peers/network.machine.js'
+import { type Actor, createActor } from 'xstate'
+import type { networkMachine } from '../../actors/peers/network.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import type { Database } from '../../src/db/open.js'
 import { newSigner } from '../../src/identity/bls.js'
 import { newStakingIdentity, type StakingIdentity } from '../../src/identity/staking.js'
 import type { Logger } from '../../src/log/logger.js'
 import { Network, type NetworkOptions } from '../../src/network/network.js'
-import { PeerTable } from '../../src/network/peer-table.js'
+import type { PeerView } from '../../src/network/peer-view.js'
 import { type Validator, ValidatorSet } from '../../src/network/validators.js'
 import { captureLog } from './capture-log.js'
 import { type LoopbackConfig, loopbackNetworkConfig } from './network-config.js'
 
-type StartExtras = Omit<
-  NetworkOptions,
-  'config' | 'identity' | 'signer' | 'db' | 'peers' | 'validators' | 'system' | 'log'
->
+type StartExtras = Omit<NetworkOptions, 'config' | 'identity' | 'signer' | 'db' | 'validators' | 'log'>
 
 export interface NetworkNodeOptions extends StartExtras {
   identity?: StakingIdentity
@@ -39,9 +37,10 @@ export interface NetworkNode {
   network: Network
   identity: StakingIdentity
   nodeId: string
-  peers: PeerTable
+  /** the connected peers, as info.peers reads them */
+  peers: PeerView
   db: Database
-  actor: ReturnType<typeof createActor<typeof networkMachine>>
+  actor: Actor<typeof networkMachine>
   /** captured log lines (empty when a logger was given) */
   lines: string[]
   /** closes the network, stops the actor and closes the database the node opened */
@@ -50,40 +49,43 @@ export interface NetworkNode {
 
 export async function startNetworkNode(o: NetworkNodeOptions = {}): Promise<NetworkNode> {
   const { identity = newStakingIdentity(), db: given, genesis, config, log: givenLog, ...extras } = o
-  const peers = new PeerTable()
   const db = given ?? (new MemoryLevel({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Database)
   await db.open()
   const sybilProtection = genesis !== undefined
+  let network: Network | undefined
   const validators = new ValidatorSet({
     selfNodeId: identity.nodeId,
     sybilProtectionEnabled: sybilProtection,
     disabledWeight: 100,
     genesis: genesis ?? [],
-    connectedPeers: () => peers.nodeIds(),
+    connectedPeers: () => network?.connections.connectedNodeIds() ?? [],
   })
-  const actor = createActor(networkMachine, { systemId: SystemId.Network }).start()
   const captured = captureLog()
-  const network = await Network.start({
+  network = new Network({
     ...extras,
     config: loopbackNetworkConfig({ ...config, sybilProtection }),
     identity,
     signer: newSigner(),
     db,
-    peers,
     validators,
-    system: actor.system,
     log: givenLog ?? captured.log,
   })
+  const net = network
+  const actor = createActor(net.logic(), {
+    systemId: SystemId.Network,
+    input: net.actorInput(await net.loadUptime()),
+  }).start()
+  await net.start(actor.system)
   return {
-    network,
+    network: net,
     identity,
     nodeId: identity.nodeId,
-    peers,
+    peers: net.peers,
     db,
     actor,
     lines: givenLog === undefined ? captured.lines : [],
     close: async () => {
-      await network.close()
+      await net.close()
       actor.stop()
       if (given === undefined) await db.close()
     },

@@ -1,6 +1,6 @@
 /** `info.peers` entries in the reference's key order and encodings (reference/node-api.md section 3). */
 import { P_CHAIN_ID } from '../../config/chain-ids.js'
-import type { PeerInfo } from '../../network/peer-table.js'
+import type { PeerInfo } from '../../network/peer-view.js'
 
 const pad = (n: number) => String(Math.trunc(Math.abs(n))).padStart(2, '0')
 

@@ -10,7 +10,7 @@ import { upgradeSchedule } from '../../config/upgrades.js'
 import { DATABASE_VERSION, gitCommit, RPC_PROTOCOL_VERSION, VERSION_STRING } from '../../config/version.js'
 import { nodeIdFromString, nodeIdToString } from '../../identity/ids.js'
 import type { Logger } from '../../log/logger.js'
-import type { PeerTable } from '../../network/peer-table.js'
+import type { PeerSource } from '../../network/peer-view.js'
 import type { ValidatorSet } from '../../network/validators.js'
 import { ApiError } from '../jsonrpc/errors.js'
 import { array, custom, fields, noParams, optional, str } from '../jsonrpc/params.js'
@@ -32,7 +32,7 @@ export interface InfoDeps {
   vms: VmRegistry
   /** true when the chain has a lifecycle actor in normal operation */
   isChainBootstrapped: (chainId: string) => boolean
-  peers: PeerTable
+  peers: PeerSource
   validators: ValidatorSet
   log: Logger
 }

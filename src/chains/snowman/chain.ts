@@ -21,7 +21,7 @@ import type { Weighted } from '../../../actors/consensus/types.js'
 import { idFromString } from '../../identity/ids.js'
 import type { Logger } from '../../log/logger.js'
 import type { ChainHandlers, ChainRouter } from '../../network/chain-router.js'
-import type { PeerEvent } from '../../network/core.js'
+import type { PeerEvent } from '../../network/network.js'
 import { formatGoDuration } from '../evm/config/go-duration.js'
 import { TxGossiper } from '../evm/gossip/gossiper.js'
 import { AppRequestError } from '../evm/gossip/wire.js'
@@ -219,7 +219,7 @@ export class SnowmanChain {
     this.#runner = runner
     engine.start()
     const sub = deps.peerEvents$.subscribe((e) => {
-      if (e.type !== 'traffic') engine?.send({ type: 'connectivityChanged' })
+      if (e.type === 'connected' || e.type === 'disconnected') engine?.send({ type: 'connectivityChanged' })
     })
     builder.start()
     this.gossiper.start()

@@ -1,6 +1,19 @@
+/**
+ * The peer session machine: pure steps with transition() (what it emits and tells the network actor), then its
+ * timers on a simulated clock with its IO slots filled by the test.
+ */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createActor, initialTransition, SimulatedClock, type SnapshotFrom, transition } from 'xstate'
+import { Subject } from 'rxjs'
+import {
+  createActor,
+  fromEventObservable,
+  fromPromise,
+  initialTransition,
+  SimulatedClock,
+  type SnapshotFrom,
+  transition,
+} from 'xstate'
 import {
   CloseReason,
   type HandshakeInfo,
@@ -8,252 +21,263 @@ import {
   type PeerSessionEvent,
   type PeerSessionInput,
   peerSessionMachine,
+  type SessionToNetwork,
 } from '../../../../actors/peers/peer-session.machine.js'
 
-type Snapshot = SnapshotFrom<typeof peerSessionMachine>
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg'
-const input: PeerSessionInput = { remoteAddr: '127.0.0.1:40123', outbound: false }
+const input: PeerSessionInput = { connId: 'c1', remoteAddr: '127.0.0.1:40123', outbound: false }
 const info: HandshakeInfo = { nodeId: NODE, version: 'firn/1.14.2', trackedSubnets: [], publicIp: '127.0.0.1:9651' }
 
-function step(s: Snapshot, e: PeerSessionEvent): [Snapshot, PeerSessionEmitted[]] {
-  const [next, actions] = transition(peerSessionMachine, s, e)
-  const out = (actions as { type: string; params?: unknown }[])
-    .filter((a) => a.type === 'xstate.emit')
-    .map((a) => (a.params as { event: PeerSessionEmitted }).event)
-  return [next, out]
+/** the machine with `notifyNetwork` as a recordable action (sendParent needs a parent) */
+const machine = peerSessionMachine.provide({ actions: { notifyNetwork: () => {} } })
+type Snapshot = SnapshotFrom<typeof machine>
+type Out = PeerSessionEmitted | SessionToNetwork
+
+function outputsOf(actions: unknown[]): Out[] {
+  const out: Out[] = []
+  for (const a of actions as { type: string; params?: unknown }[]) {
+    if (a.type === 'xstate.emit') out.push((a.params as { event: PeerSessionEmitted }).event)
+    if (a.type === 'notifyNetwork') out.push(a.params as SessionToNetwork)
+  }
+  return out
 }
-const initial = (i: PeerSessionInput = input): Snapshot => initialTransition(peerSessionMachine, i)[0]
-const handshake = (i: HandshakeInfo = info): PeerSessionEvent => ({
-  type: 'session.handshakeReceived',
-  ok: true,
-  info: i,
-})
+function step(s: Snapshot, e: PeerSessionEvent | { type: string; [k: string]: unknown }): [Snapshot, Out[]] {
+  const [next, actions] = transition(machine, s, e as PeerSessionEvent)
+  return [next, outputsOf(actions)]
+}
+const initial = (i: PeerSessionInput = input): Snapshot => initialTransition(machine, i)[0]
+const checked = (i: HandshakeInfo = info) => ({ type: 'xstate.done.actor.checkHandshake', output: i })
+const failedCheck = (reason: string) => ({ type: 'xstate.error.actor.checkHandshake', error: new Error(reason) })
 /** the event a named delay raises when it fires (what a clock would deliver) */
-const after = (delay: string, state: string) =>
-  ({ type: `xstate.after.${delay}.peerSession.${state}` }) as unknown as PeerSessionEvent
-const connected = (): Snapshot => {
-  const [s1] = step(initial(), handshake())
-  return step(s1, { type: 'session.peerListReceived', at: 1_700_000_000_000 })[0]
+const after = (delay: string, state: string) => ({ type: `xstate.after.${delay}.peerSession.${state}` })
+const steps = (s: Snapshot, ...events: Parameters<typeof step>[1][]): [Snapshot, Out[]] => {
+  let out: Out[] = []
+  for (const e of events) {
+    const [next, o] = step(s, e)
+    s = next
+    out = [...out, ...o]
+  }
+  return [s, out]
 }
+const identified = (i: HandshakeInfo = info): Snapshot =>
+  steps(initial(), { type: 'session.handshakeReceived' }, checked(i), { type: 'session.identified' })[0]
+const connected = (): Snapshot => step(identified(), { type: 'session.peerListReceived', at: 1_700_000_000_000 })[0]
 
 describe('peer session machine (pure steps)', () => {
-  it('starts awaiting the handshake with JSON-safe context and the default timers', () => {
-    const s = initial()
+  it('starts handshaking: JSON-safe context, the default timers, our Handshake goes out', () => {
+    const [s, actions] = initialTransition(machine, input)
     assert.deepEqual(s.value, { handshaking: 'awaitingHandshake' })
     assert.equal(s.context.nodeId, null)
+    assert.equal(s.context.connId, 'c1')
     assert.equal(s.context.pingIntervalMs, 22_500)
     assert.equal(s.context.pongTimeoutMs, 30_000)
     assert.equal(s.context.handshakeTimeoutMs, 15_000)
-    assert.equal(s.context.observedUptime, 0)
     assert.deepEqual(JSON.parse(JSON.stringify(s.context)), s.context)
+    assert.deepEqual(outputsOf(actions), [{ type: 'session.sendHandshake', connId: 'c1' }])
   })
 
-  it('handshake -> awaitingPeerList (answering with our PeerList) -> connected, announced once', () => {
-    const [s1, out1] = step(initial(), handshake({ ...info, trackedSubnets: ['sub1'], upgradeTime: 1607144400 }))
-    assert.deepEqual(s1.value, { handshaking: 'awaitingPeerList' })
-    assert.deepEqual(out1, [{ type: 'session.sendPeerList', nodeId: NODE }])
-    assert.equal(s1.context.nodeId, NODE)
-    assert.equal(s1.context.version, 'firn/1.14.2')
-    assert.deepEqual(s1.context.trackedSubnets, ['sub1'])
-    assert.equal(s1.context.upgradeTime, 1607144400)
-    const [s2, out2] = step(s1, { type: 'session.peerListReceived', at: 42 })
+  it('handshake -> checked -> identified by the network -> our PeerList -> their PeerList -> connected', () => {
+    const [s1, out1] = step(initial(), { type: 'session.handshakeReceived' })
+    assert.deepEqual(s1.value, { handshaking: 'checking' })
+    assert.deepEqual(out1, [])
+    const [s2, out2] = step(s1, checked({ ...info, trackedSubnets: ['sub1'], upgradeTime: 1607144400 }))
+    assert.deepEqual(s2.value, { handshaking: 'identifying' })
+    assert.deepEqual(out2, [{ type: 'network.sessionIdentified', connId: 'c1', nodeId: NODE }])
+    assert.equal(s2.context.nodeId, NODE)
+    assert.equal(s2.context.version, 'firn/1.14.2')
+    assert.deepEqual(s2.context.trackedSubnets, ['sub1'])
+    assert.equal(s2.context.upgradeTime, 1607144400)
+    const [s3, out3] = step(s2, { type: 'session.identified' })
+    assert.deepEqual(s3.value, { handshaking: 'awaitingPeerList' })
+    assert.deepEqual(out3, [{ type: 'session.sendPeerList', connId: 'c1', nodeId: NODE }])
+    const [s4, out4] = step(s3, { type: 'session.peerListReceived', at: 42 })
+    assert.ok(s4.matches('connected'))
+    assert.equal(s4.context.connectedAt, 42)
+    assert.deepEqual(out4, [{ type: 'network.peerConnected', connId: 'c1', nodeId: NODE, at: 42 }])
+    // later messages announce nothing
+    const [s5, out5] = step(s4, { type: 'session.traffic', direction: 'in', at: 50 })
+    const [, out6] = step(s5, { type: 'session.peerListReceived', at: 43 })
+    assert.deepEqual([...out5, ...out6], [])
+    assert.deepEqual(JSON.parse(JSON.stringify(s5.context)), s5.context)
+  })
+
+  it('their PeerList may come first: remembered, and connected as soon as the network identifies us', () => {
+    const [s1, out1] = step(initial(), { type: 'session.peerListReceived', at: 7 })
+    assert.deepEqual(s1.value, { handshaking: 'awaitingHandshake' })
+    assert.deepEqual(out1, [])
+    const [s2, out2] = steps(s1, { type: 'session.handshakeReceived' }, checked(), { type: 'session.identified' })
     assert.ok(s2.matches('connected'))
-    assert.equal(s2.context.connectedAt, 42)
-    assert.deepEqual(out2, [
-      { type: 'session.connected', nodeId: NODE, version: 'firn/1.14.2', trackedSubnets: ['sub1'], connectedAt: 42 },
-    ])
-    // later messages do not announce again
-    const [s3, out3] = step(s2, { type: 'session.messageReceived' })
-    assert.ok(s3.matches('connected'))
-    assert.deepEqual(out3, [])
-    const [, out4] = step(s3, { type: 'session.peerListReceived', at: 43 })
-    assert.deepEqual(out4, [])
-    assert.deepEqual(JSON.parse(JSON.stringify(s3.context)), s3.context)
+    assert.equal(s2.context.connectedAt, 7)
+    assert.deepEqual(
+      out2.map((o) => o.type),
+      ['network.sessionIdentified', 'session.sendPeerList', 'network.peerConnected'],
+    )
   })
 
-  it('a PeerList before the handshake is ignored', () => {
-    const [s, out] = step(initial(), { type: 'session.peerListReceived', at: 1 })
-    assert.deepEqual(s.value, { handshaking: 'awaitingHandshake' })
-    assert.deepEqual(out, [])
+  it('a failed check closes with its reason; the NodeID stays unknown', () => {
+    const [s, out] = steps(initial(), { type: 'session.handshakeReceived' }, failedCheck('clock skew of 100 s'))
+    assert.equal(s.value, 'closing')
+    assert.deepEqual(out, [{ type: 'session.closing', connId: 'c1', nodeId: null, reason: 'clock skew of 100 s' }])
   })
-
-  for (const reason of [
-    'network id mismatch',
-    'clock difference too large',
-    'incompatible version',
-    'identity signature does not match the authenticated key',
-  ]) {
-    it(`an invalid handshake closes: ${reason}`, () => {
-      const [s, out] = step(initial(), { type: 'session.handshakeReceived', ok: false, reason })
-      assert.equal(s.value, 'closing')
-      assert.equal(s.context.closeReason, reason)
-      assert.deepEqual(out, [{ type: 'session.closing', nodeId: null, reason }])
-    })
-  }
 
   it('a handshake naming another NodeID than the one dialed closes', () => {
-    const [s, out] = step(initial({ ...input, nodeId: 'NodeID-other', outbound: true }), handshake())
+    const [s, out] = steps(
+      initial({ ...input, outbound: true, expectedNodeId: 'NodeID-other' }),
+      { type: 'session.handshakeReceived' },
+      checked(),
+    )
     assert.equal(s.value, 'closing')
-    assert.equal(s.context.closeReason, CloseReason.UnexpectedNodeId)
-    assert.deepEqual(out, [{ type: 'session.closing', nodeId: 'NodeID-other', reason: 'unexpected node ID' }])
-    // the same NodeID is fine
-    const [s2] = step(initial({ ...input, nodeId: NODE, outbound: true }), handshake())
-    assert.deepEqual(s2.value, { handshaking: 'awaitingPeerList' })
+    assert.deepEqual(out, [
+      { type: 'session.closing', connId: 'c1', nodeId: NODE, reason: CloseReason.UnexpectedNodeId },
+    ])
+    const [ok] = steps(initial({ ...input, expectedNodeId: NODE }), { type: 'session.handshakeReceived' }, checked())
+    assert.deepEqual(ok.value, { handshaking: 'identifying' })
   })
 
-  it("a second handshake closes ('second handshake'), before and after connected", () => {
-    const [s1] = step(initial(), handshake())
-    const [s2] = step(s1, handshake())
-    assert.equal(s2.value, 'closing')
-    assert.equal(s2.context.closeReason, 'second handshake')
-    const [s3] = step(s1, { type: 'session.handshakeReceived', ok: false, reason: 'network id mismatch' })
-    assert.equal(s3.context.closeReason, 'second handshake')
-    const [s4, out4] = step(connected(), handshake())
-    assert.equal(s4.value, 'closing')
-    assert.deepEqual(out4, [{ type: 'session.closing', nodeId: NODE, reason: 'second handshake' }])
+  it("a second handshake closes ('second handshake') while checking, identifying, awaiting and connected", () => {
+    const checking = step(initial(), { type: 'session.handshakeReceived' })[0]
+    const identifying = step(checking, checked())[0]
+    for (const s of [checking, identifying, identified(), connected()]) {
+      const [next, out] = step(s, { type: 'session.handshakeReceived' })
+      assert.equal(next.value, 'closing')
+      assert.equal((out[0] as { reason: string }).reason, CloseReason.SecondHandshake)
+    }
+  })
+
+  it('the network closes a duplicate or ourselves with its reason', () => {
+    const identifying = steps(initial(), { type: 'session.handshakeReceived' }, checked())[0]
+    const [s, out] = step(identifying, { type: 'session.close', reason: CloseReason.Duplicate })
+    assert.equal(s.value, 'closing')
+    assert.deepEqual(out, [{ type: 'session.closing', connId: 'c1', nodeId: NODE, reason: 'duplicate connection' }])
   })
 
   it('a ping stores the observed uptime; over 100 closes', () => {
-    const [s1, out1] = step(connected(), { type: 'session.ping', uptime: 87 })
-    assert.ok(s1.matches('connected'))
+    const [s1] = step(connected(), { type: 'session.ping', uptime: 87 })
     assert.equal(s1.context.observedUptime, 87)
-    assert.deepEqual(out1, [])
-    const [s2] = step(s1, { type: 'session.ping', uptime: 100 })
-    assert.equal(s2.context.observedUptime, 100)
-    const [s3, out3] = step(s2, { type: 'session.ping', uptime: 101 })
+    assert.ok(s1.matches('connected'))
+    const [s2] = step(initial(), { type: 'session.ping', uptime: 50 })
+    assert.equal(s2.context.observedUptime, 50)
+    const [s3, out3] = step(connected(), { type: 'session.ping', uptime: 101 })
     assert.equal(s3.value, 'closing')
-    assert.equal(s3.context.closeReason, CloseReason.invalidUptime(101))
-    assert.equal(s3.context.observedUptime, 100)
-    assert.deepEqual(out3, [{ type: 'session.closing', nodeId: NODE, reason: 'invalid uptime 101 (over 100)' }])
-    // also while handshaking
-    const [h1] = step(initial(), { type: 'session.ping', uptime: 12 })
-    assert.equal(h1.context.observedUptime, 12)
-    const [h2] = step(h1, { type: 'session.ping', uptime: 250 })
-    assert.equal(h2.value, 'closing')
+    assert.deepEqual(out3, [
+      { type: 'session.closing', connId: 'c1', nodeId: NODE, reason: 'invalid uptime 101 (over 100)' },
+    ])
   })
 
   it("an unsolicited pong closes ('unexpected pong'); an answered ping's pong does not", () => {
-    const [s1, out1] = step(connected(), { type: 'session.pong' })
-    assert.equal(s1.value, 'closing')
-    assert.equal(s1.context.closeReason, 'unexpected pong')
-    assert.deepEqual(out1, [{ type: 'session.closing', nodeId: NODE, reason: 'unexpected pong' }])
-    const [h1] = step(initial(), { type: 'session.pong' })
-    assert.equal(h1.context.closeReason, 'unexpected pong')
-    // with a ping outstanding, one pong is fine and clears it; a second one is unexpected
-    const [pinged, outPing] = step(connected(), after('pingInterval', 'connected.pinging.waiting'))
-    assert.deepEqual(outPing, [{ type: 'session.sendPing', nodeId: NODE }])
-    assert.equal(pinged.context.pingOutstanding, true)
-    const [p1] = step(pinged, { type: 'session.pong' })
-    assert.ok(p1.matches('connected'))
-    assert.equal(p1.context.pingOutstanding, false)
+    const [h] = step(initial(), { type: 'session.pong' })
+    assert.equal(h.context.closeReason, CloseReason.UnexpectedPong)
+    const [c] = step(connected(), { type: 'session.pong' })
+    assert.equal(c.context.closeReason, CloseReason.UnexpectedPong)
+    const [p1, out1] = step(connected(), after('pingInterval', 'connected.pinging.waiting'))
+    assert.deepEqual(out1, [{ type: 'session.sendPing', connId: 'c1', nodeId: NODE }])
+    assert.equal(p1.context.pingOutstanding, true)
     const [p2] = step(p1, { type: 'session.pong' })
-    assert.equal(p2.context.closeReason, 'unexpected pong')
+    assert.ok(p2.matches('connected'))
+    assert.equal(p2.context.pingOutstanding, false)
+    const [p3] = step(p2, { type: 'session.pong' })
+    assert.equal(p3.context.closeReason, 'unexpected pong')
   })
 
-  it('timers as named delays: handshake timeout, ping interval, silence', () => {
+  it('timers as named delays: handshake timeout, ping interval, silence; inbound traffic re-arms the silence', () => {
     const [h1, outH1] = step(initial(), after('handshakeTimeout', 'handshaking'))
     assert.equal(h1.value, 'closing')
-    assert.deepEqual(outH1, [{ type: 'session.closing', nodeId: null, reason: 'handshake timeout' }])
-    const [p1, outP1] = step(connected(), after('pingInterval', 'connected.pinging.waiting'))
-    assert.ok(p1.matches({ connected: { pinging: 'waiting' } }))
-    assert.deepEqual(outP1, [{ type: 'session.sendPing', nodeId: NODE }])
-    const [t1, outT1] = step(p1, after('pongTimeout', 'connected.liveness.listening'))
+    assert.deepEqual(outH1, [{ type: 'session.closing', connId: 'c1', nodeId: null, reason: 'handshake timeout' }])
+    const [t1, outT1] = step(connected(), after('pongTimeout', 'connected.liveness.listening'))
     assert.equal(t1.value, 'closing')
-    assert.equal(t1.context.closeReason, CloseReason.PingTimeout)
-    assert.deepEqual(outT1, [{ type: 'session.closing', nodeId: NODE, reason: 'ping timeout' }])
-    // entering connected arms both timers; an inbound message re-arms the silence timer
-    const [, arm] = transition(peerSessionMachine, step(initial(), handshake())[0], {
-      type: 'session.peerListReceived',
-      at: 0,
-    })
-    const delays = (actions: { type: string; params?: unknown }[]) =>
-      actions
+    assert.deepEqual(outT1, [{ type: 'session.closing', connId: 'c1', nodeId: NODE, reason: 'ping timeout' }])
+    const delays = (actions: unknown[]) =>
+      (actions as { type: string; params?: unknown }[])
         .filter((a) => a.type === 'xstate.raise')
         .map((a) => (a.params as { delay?: number }).delay)
         .sort()
-    assert.deepEqual(delays(arm as never), [22_500, 30_000])
-    const [, rearm] = transition(peerSessionMachine, connected(), { type: 'session.messageReceived' })
-    assert.deepEqual(delays(rearm as never), [30_000])
+    const [, arm] = transition(machine, identified(), { type: 'session.peerListReceived', at: 0 })
+    assert.deepEqual(delays(arm), [22_500, 30_000])
+    const [s, rearm] = transition(machine, connected(), { type: 'session.traffic', direction: 'in', at: 5 })
+    assert.deepEqual(delays(rearm), [30_000])
+    assert.equal(s.context.lastReceivedAt, 5)
+    const [o, none] = transition(machine, connected(), { type: 'session.traffic', direction: 'out', at: 6 })
+    assert.deepEqual(delays(none), [])
+    assert.equal(o.context.lastSentAt, 6)
   })
 
   it('benched chains are tracked per chain, sorted', () => {
-    let [s] = step(connected(), { type: 'session.benched', chainId: 'X', benched: true })
-    ;[s] = step(s, { type: 'session.benched', chainId: 'C', benched: true })
-    ;[s] = step(s, { type: 'session.benched', chainId: 'C', benched: true })
+    const [s] = steps(
+      connected(),
+      { type: 'session.benched', chainId: 'X', benched: true },
+      { type: 'session.benched', chainId: 'C', benched: true },
+      { type: 'session.benched', chainId: 'C', benched: true },
+    )
     assert.deepEqual(s.context.benchedChains, ['C', 'X'])
-    ;[s] = step(s, { type: 'session.benched', chainId: 'X', benched: false })
-    assert.deepEqual(s.context.benchedChains, ['C'])
-    assert.ok(s.matches('connected'))
-    const [h] = step(initial(), { type: 'session.benched', chainId: 'C', benched: true })
-    assert.deepEqual(h.context.benchedChains, ['C'])
+    const [t] = step(s, { type: 'session.benched', chainId: 'X', benched: false })
+    assert.deepEqual(t.context.benchedChains, ['C'])
+    assert.ok(t.matches('connected'))
   })
 
-  it('session.close closes with the given reason; the first reason sticks', () => {
-    const [s1, out1] = step(connected(), { type: 'session.close', reason: 'no longer wanted' })
+  it('session.close closes with the given reason; the first reason sticks; closing ignores the rest', () => {
+    const [s1, out1] = step(connected(), { type: 'session.close', reason: 'bad known peers filter' })
     assert.equal(s1.value, 'closing')
-    assert.deepEqual(out1, [{ type: 'session.closing', nodeId: NODE, reason: 'no longer wanted' }])
-    const [s2, out2] = step(s1, { type: 'session.close', reason: 'shutdown' })
-    assert.equal(s2.context.closeReason, 'no longer wanted')
-    assert.deepEqual(out2, [])
-    // in closing, nothing but session.closed matters
+    assert.deepEqual(out1, [{ type: 'session.closing', connId: 'c1', nodeId: NODE, reason: 'bad known peers filter' }])
     for (const e of [
-      handshake(),
+      { type: 'session.close', reason: 'shutdown' },
+      { type: 'session.handshakeReceived' },
       { type: 'session.pong' },
       { type: 'session.ping', uptime: 500 },
     ] as PeerSessionEvent[]) {
-      const [s3, out3] = step(s1, e)
-      assert.equal(s3.value, 'closing')
-      assert.deepEqual(out3, [])
+      const [s2, out2] = step(s1, e)
+      assert.equal(s2.value, 'closing')
+      assert.equal(s2.context.closeReason, 'bad known peers filter')
+      assert.deepEqual(out2, [])
     }
-    const [h] = step(initial(), { type: 'session.close', reason: 'shutdown' })
-    assert.equal(h.context.closeReason, 'shutdown')
   })
 
-  it('closed after connected emits session.disconnected with the reason; the machine is done', () => {
+  it('closed: the network hears sessionEnded, with whether it was connected, the reason and the time', () => {
     const [s1] = step(connected(), { type: 'session.pong' })
-    const [s2, out2] = step(s1, { type: 'session.closed' })
+    const [s2, out2] = step(s1, { type: 'session.closed', at: 99 })
     assert.equal(s2.value, 'closed')
     assert.equal(s2.status, 'done')
-    assert.deepEqual(out2, [{ type: 'session.disconnected', nodeId: NODE, reason: 'unexpected pong' }])
-  })
-
-  it('the remote closing a connected session: disconnected with its reason', () => {
-    const [s, out] = step(connected(), { type: 'session.closed', reason: 'stream reset' })
-    assert.equal(s.value, 'closed')
-    assert.equal(s.context.closeReason, 'stream reset')
-    assert.deepEqual(out, [{ type: 'session.disconnected', nodeId: NODE, reason: 'stream reset' }])
-    const [, out2] = step(connected(), { type: 'session.closed' })
-    assert.deepEqual(out2, [{ type: 'session.disconnected', nodeId: NODE, reason: CloseReason.ConnectionClosed }])
-  })
-
-  it('closed without ever connecting emits no session.disconnected', () => {
-    const [s1] = step(initial(), { type: 'session.handshakeReceived', ok: false, reason: 'network id mismatch' })
-    const [s2, out2] = step(s1, { type: 'session.closed' })
-    assert.equal(s2.value, 'closed')
-    assert.deepEqual(out2, [])
-    const [s3] = step(initial(), handshake())
-    const [s4, out4] = step(s3, { type: 'session.closed' })
-    assert.equal(s4.value, 'closed')
-    assert.deepEqual(out4, [])
+    assert.deepEqual(out2, [
+      {
+        type: 'network.sessionEnded',
+        connId: 'c1',
+        nodeId: NODE,
+        wasConnected: true,
+        reason: 'unexpected pong',
+        at: 99,
+      },
+    ])
+    const [, out3] = step(connected(), { type: 'session.closed', at: 5 })
+    assert.equal((out3[0] as { reason: string }).reason, CloseReason.ConnectionClosed)
+    const [, out4] = step(initial(), { type: 'session.closed', reason: 'shutdown', at: 1 })
+    assert.deepEqual(out4, [
+      { type: 'network.sessionEnded', connId: 'c1', nodeId: null, wasConnected: false, reason: 'shutdown', at: 1 },
+    ])
   })
 })
 
 describe('peer session machine (timers on a simulated clock)', () => {
-  function start(i: PeerSessionInput = input) {
+  function start(i: PeerSessionInput = input, check: () => Promise<HandshakeInfo> = async () => info) {
     const clock = new SimulatedClock()
-    const actor = createActor(peerSessionMachine, { input: i, clock })
+    const io = new Subject<PeerSessionEvent>()
+    const told: SessionToNetwork[] = []
+    const logic = peerSessionMachine.provide({
+      actors: {
+        sessionIo: fromEventObservable(() => io),
+        checkHandshake: fromPromise(check),
+      },
+      actions: { notifyNetwork: (_, e) => told.push(e) },
+    })
+    const actor = createActor(logic, { input: i, clock })
     const out: PeerSessionEmitted[] = []
-    for (const type of [
-      'session.sendPeerList',
-      'session.connected',
-      'session.sendPing',
-      'session.closing',
-      'session.disconnected',
-    ] as const) {
-      actor.on(type, (e) => out.push(e))
-    }
+    actor.on('*', (e) => out.push(e))
     actor.start()
-    return { clock, actor, out }
+    /** the handshake checked and the NodeID accepted by the network */
+    const handshake = async () => {
+      io.next({ type: 'session.handshakeReceived' })
+      await new Promise((r) => setImmediate(r))
+      actor.send({ type: 'session.identified' })
+    }
+    return { clock, actor, out, told, io, handshake }
   }
   const types = (out: PeerSessionEmitted[]) => out.map((e) => e.type)
 
@@ -263,94 +287,98 @@ describe('peer session machine (timers on a simulated clock)', () => {
     assert.deepEqual(actor.getSnapshot().value, { handshaking: 'awaitingHandshake' })
     clock.increment(1)
     assert.equal(actor.getSnapshot().value, 'closing')
-    assert.deepEqual(out, [{ type: 'session.closing', nodeId: null, reason: 'handshake timeout' }])
+    assert.deepEqual(out.at(-1), { type: 'session.closing', connId: 'c1', nodeId: null, reason: 'handshake timeout' })
     actor.stop()
   })
 
-  it('the handshake timeout also bounds the wait for the PeerList, and stops once connected', () => {
+  it('the handshake timeout also bounds the wait for the PeerList, and stops once connected', async () => {
     const a = start()
-    a.actor.send(handshake())
+    await a.handshake()
     a.clock.increment(15_000)
     assert.equal(a.actor.getSnapshot().context.closeReason, 'handshake timeout')
     a.actor.stop()
 
     const b = start()
     b.clock.increment(10_000)
-    b.actor.send(handshake())
-    b.actor.send({ type: 'session.peerListReceived', at: 10_000 })
+    await b.handshake()
+    b.io.next({ type: 'session.peerListReceived', at: 10_000 })
     b.clock.increment(10_000)
     assert.ok(b.actor.getSnapshot().matches('connected'))
+    assert.deepEqual(b.told.at(-1), { type: 'network.peerConnected', connId: 'c1', nodeId: NODE, at: 10_000 })
     b.actor.stop()
   })
 
-  it('pings every ping interval while messages keep coming', () => {
-    const { clock, actor, out } = start()
-    actor.send(handshake())
-    actor.send({ type: 'session.peerListReceived', at: 0 })
+  it('pings every ping interval while traffic keeps coming', async () => {
+    const { clock, actor, out, io, handshake } = start()
+    await handshake()
+    io.next({ type: 'session.peerListReceived', at: 0 })
     for (let i = 1; i <= 4; i++) {
       clock.increment(22_500)
-      actor.send({ type: 'session.messageReceived' })
-      actor.send({ type: 'session.pong' })
+      io.next({ type: 'session.traffic', direction: 'in', at: i })
+      io.next({ type: 'session.pong' })
     }
     const s = actor.getSnapshot()
     assert.ok(s.matches('connected'))
     assert.deepEqual(types(out), [
+      'session.sendHandshake',
       'session.sendPeerList',
-      'session.connected',
       'session.sendPing',
       'session.sendPing',
       'session.sendPing',
       'session.sendPing',
     ])
-    assert.deepEqual(out[2], { type: 'session.sendPing', nodeId: NODE })
     assert.equal(s.context.pingOutstanding, false)
     actor.stop()
   })
 
-  it("silence past the pong timeout closes ('ping timeout'); any inbound message resets it", () => {
-    const { clock, actor, out } = start()
-    actor.send(handshake())
-    actor.send({ type: 'session.peerListReceived', at: 0 })
+  it("silence past the pong timeout closes ('ping timeout'); inbound traffic resets it", async () => {
+    const { clock, actor, out, io, told, handshake } = start()
+    await handshake()
+    io.next({ type: 'session.peerListReceived', at: 0 })
     clock.increment(29_999)
-    actor.send({ type: 'session.messageReceived' })
+    io.next({ type: 'session.traffic', direction: 'in', at: 1 })
     clock.increment(29_999)
     assert.ok(actor.getSnapshot().matches('connected'))
     clock.increment(1)
-    const s = actor.getSnapshot()
-    assert.equal(s.value, 'closing')
-    assert.equal(s.context.closeReason, 'ping timeout')
-    assert.deepEqual(out.at(-1), { type: 'session.closing', nodeId: NODE, reason: 'ping timeout' })
-    // the pings that went out meanwhile
-    assert.equal(types(out).filter((t) => t === 'session.sendPing').length, 2)
-    actor.send({ type: 'session.closed' })
+    assert.equal(actor.getSnapshot().value, 'closing')
+    assert.deepEqual(out.at(-1), { type: 'session.closing', connId: 'c1', nodeId: NODE, reason: 'ping timeout' })
+    io.next({ type: 'session.closed', at: 60_000 })
     assert.equal(actor.getSnapshot().status, 'done')
-    assert.deepEqual(out.at(-1), { type: 'session.disconnected', nodeId: NODE, reason: 'ping timeout' })
+    assert.deepEqual(told.at(-1), {
+      type: 'network.sessionEnded',
+      connId: 'c1',
+      nodeId: NODE,
+      wasConnected: true,
+      reason: 'ping timeout',
+      at: 60_000,
+    })
   })
 
-  it('a pong answered late after two pings leaves one unexpected pong', () => {
-    const { clock, actor } = start()
-    actor.send(handshake())
-    actor.send({ type: 'session.peerListReceived', at: 0 })
-    clock.increment(22_500)
-    actor.send({ type: 'session.messageReceived' })
-    clock.increment(22_500)
-    actor.send({ type: 'session.messageReceived' })
-    actor.send({ type: 'session.pong' })
-    assert.ok(actor.getSnapshot().matches('connected'))
-    actor.send({ type: 'session.pong' })
-    assert.equal(actor.getSnapshot().context.closeReason, 'unexpected pong')
+  it('a failing check closes with its reason', async () => {
+    const { actor, out, io } = start(input, async () => {
+      throw new Error('incompatible version firn/0.0.1')
+    })
+    io.next({ type: 'session.handshakeReceived' })
+    await new Promise((r) => setImmediate(r))
+    assert.equal(actor.getSnapshot().value, 'closing')
+    assert.deepEqual(out.at(-1), {
+      type: 'session.closing',
+      connId: 'c1',
+      nodeId: null,
+      reason: 'incompatible version firn/0.0.1',
+    })
     actor.stop()
   })
 
-  it('custom timer lengths from the input', () => {
-    const { clock, actor, out } = start({
+  it('custom timer lengths from the input', async () => {
+    const { clock, actor, out, io, handshake } = start({
       ...input,
       pingIntervalMs: 1_000,
       pongTimeoutMs: 2_500,
       handshakeTimeoutMs: 500,
     })
-    actor.send(handshake())
-    actor.send({ type: 'session.peerListReceived', at: 0 })
+    await handshake()
+    io.next({ type: 'session.peerListReceived', at: 0 })
     // a simulated clock starts timers set while firing at the new now: step one interval at a time
     clock.increment(1_000)
     clock.increment(1_000)

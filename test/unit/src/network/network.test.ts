@@ -1,6 +1,6 @@
 /**
  * The Network in-process: real libp2p hosts on 127.0.0.1, real staking and BLS keys, real actors and a
- * memory-level database. Bootstrap, sessions under the network actor, the PeerTable, drops with reasons,
+ * memory-level database. Bootstrap, sessions under the network actor, info.peers' view, drops with reasons,
  * uptime persistence; plus the address and backoff helpers.
  */
 import '../../../../src/runtime/polyfill.js'
@@ -68,7 +68,7 @@ async function node(opts: { bootstrap?: { ip: string; id: string }[]; networkId?
 }
 
 describe('Network', { timeout: 60_000 }, () => {
-  it('connects to a bootstrapper: sessions, PeerTable entries, then a clean disconnect', async () => {
+  it('connects to a bootstrapper: sessions, info.peers entries, then a clean disconnect', async () => {
     const a = await node()
     const b = await node({ bootstrap: [{ ip: `127.0.0.1:${a.network.port}`, id: a.identity.nodeId }] })
     try {
@@ -84,12 +84,15 @@ describe('Network', { timeout: 60_000 }, () => {
       const session = a.actor.system.get(SystemId.peer(b.identity.nodeId))
       assert.ok(session, 'a session actor peer:<NodeID> under the network actor')
       assert.equal(session.getSnapshot().matches('connected'), true)
-      assert.deepEqual(a.actor.getSnapshot().context.nodeIds, [b.identity.nodeId])
+      assert.deepEqual(Object.keys(a.actor.getSnapshot().context.peers), [b.identity.nodeId])
+      assert.equal(session.getSnapshot().context.nodeId, b.identity.nodeId)
       assert.ok(a.lines.some((l) => l.startsWith('INFO peer connected')))
 
       await b.close()
       await until('a forgets b', () => (a.peers.get(b.identity.nodeId) ? undefined : true))
-      await until('a closes the session', () => (a.actor.getSnapshot().context.nodeIds.length === 0 ? true : undefined))
+      await until('a closes the session', () =>
+        Object.keys(a.actor.getSnapshot().context.conns).length === 0 ? true : undefined,
+      )
       assert.equal(a.actor.system.get(SystemId.peer(b.identity.nodeId)), undefined)
     } finally {
       await b.close()
