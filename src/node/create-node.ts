@@ -35,6 +35,7 @@ import { openCChain } from './c-chain.js'
 import { chainSlots } from './chain-slots.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
+import { snapshotChecker } from './snapshot-check.js'
 
 export interface FirnNode {
   readonly config: NodeConfig
@@ -156,9 +157,15 @@ async function build(
     markConsensusReady = resolve
   })
   let snowman: SnowmanChain | undefined
+  // test-only (docs/operations.md): every actor context is checked to be JSON-safe
+  const checkSnapshot =
+    process.env.FIRN_CHECK_ACTOR_SNAPSHOTS === '1'
+      ? snapshotChecker((actor, path) => log.error('actor context is not JSON-safe', { actor, path }))
+      : undefined
   const inspect = (ev: InspectionEvent) => {
     mailbox.observe(ev)
     inspector?.inspect(ev)
+    checkSnapshot?.(ev)
   }
   const logic = nodeMachine.provide({
     actors: {

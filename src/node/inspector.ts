@@ -1,6 +1,10 @@
 /**
  * `--inspect-actors`: every inspection event of the actor system goes to the Stately inspector.
  *
+ * A page that connects first gets the live tree: one `@xstate.actor` per actor that exists now, with its current
+ * snapshot, its parent (`parentId`) and the systemId it is registered under (`systemId`, a Firn field: peer sessions
+ * are registered as `peer:<NodeID>` after they are spawned), then the last `REPLAY` events, then everything live.
+ *
  * Firn runs its own small relay rather than `@statelyai/inspect/server`, which listens on every interface and
  * rebroadcasts whatever any client sends: this one listens on 127.0.0.1 only, sends the node's events to the
  * browsers connected to it and ignores what they send. `GET /` is a page that embeds the inspector UI
@@ -12,7 +16,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { InspectionEvent } from 'xstate'
+import type { AnyActorRef, InspectionEvent } from 'xstate'
 import type { Logger } from '../log/logger.js'
 
 export interface ActorInspector {
@@ -25,6 +29,8 @@ export interface ActorInspector {
 const REPLAY = 500
 const MAX_BUFFERED = 4 * 1024 * 1024
 const MAX_CLIENTS = 16
+/** the live-actor registry sweeps ended actors when its size reaches a multiple of this */
+const SWEEP_EVERY = 256
 const INSPECTOR_UI = 'https://stately.ai/inspect'
 
 function page(): string {
@@ -64,6 +70,8 @@ export async function startInspector(port: number, log: Logger): Promise<ActorIn
     import('ws'),
   ])
   const recent: string[] = []
+  /** the actors that were created, by session ID, with their root's; stopped ones are dropped when seen */
+  const live = new Map<string, { ref: AnyActorRef; rootId: string }>()
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 })
   const broadcast = (text: string): void => {
     recent.push(text)
@@ -78,11 +86,28 @@ export async function startInspector(port: number, log: Logger): Promise<ActorIn
       client.send(text)
     }
   }
-  const inspector = createInspector(
-    { send: (event) => broadcast(JSON.stringify(event)) },
-    // context and events are JSON-safe by the house rules; cap depth anyway so a large snapshot cannot stall
-    { serializationDepthLimit: 8, autoStart: true },
-  )
+  // context and events are JSON-safe by the house rules; cap depth anyway so a large snapshot cannot stall
+  const options = { serializationDepthLimit: 8, autoStart: true }
+  /** statelyai's event, with the systemId the actor is registered under */
+  const withSystemId = (event: object): object => {
+    const e = event as { type?: string; sessionId?: string }
+    if (e.type !== '@xstate.actor' || e.sessionId === undefined) return event
+    const systemId = (live.get(e.sessionId)?.ref as { systemId?: string } | undefined)?.systemId
+    return systemId === undefined ? event : { ...event, systemId }
+  }
+  const inspector = createInspector({ send: (event) => broadcast(JSON.stringify(withSystemId(event))) }, options)
+  /** the live tree, parents first, to one page */
+  const sendTree = (ws: { send(text: string): void }): void => {
+    const one = createInspector({ send: (event) => ws.send(JSON.stringify(withSystemId(event))) }, options)
+    for (const [sessionId, { ref, rootId }] of live) {
+      if (ref.getSnapshot().status !== 'active') {
+        live.delete(sessionId)
+        continue
+      }
+      one.inspect.next?.({ type: '@xstate.actor', actorRef: ref, rootId } as InspectionEvent)
+    }
+    one.stop()
+  }
 
   const html = Buffer.from(page(), 'utf8')
   const server: Server = createServer((req, res) => {
@@ -101,6 +126,7 @@ export async function startInspector(port: number, log: Logger): Promise<ActorIn
     wss.handleUpgrade(req, socket, head, (ws) => {
       ws.on('error', () => ws.terminate())
       // the relay only speaks: what a page sends is ignored
+      sendTree(ws)
       for (const text of recent) ws.send(text)
     })
   })
@@ -116,7 +142,16 @@ export async function startInspector(port: number, log: Logger): Promise<ActorIn
 
   return {
     url,
-    inspect: (ev) => inspector.inspect.next?.(ev),
+    inspect: (ev) => {
+      if (ev.type === '@xstate.actor') {
+        live.set(ev.actorRef.sessionId, { ref: ev.actorRef as AnyActorRef, rootId: ev.rootId })
+        // peer sessions come and go: forget the ended ones now and then
+        if (live.size % SWEEP_EVERY === 0) {
+          for (const [id, { ref }] of live) if (ref.getSnapshot().status !== 'active') live.delete(id)
+        }
+      }
+      inspector.inspect.next?.(ev)
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         inspector.stop()
