@@ -1,103 +1,156 @@
 /**
  * The Snowman engine core (consensus reference 1.5, 1.6, 2.1, 7.2 "ConsensusEngine"): synchronous and
- * deterministic given `deps.random`. Inputs in, effects out, in order; no IO. It answers queries (chits first),
+ * deterministic given its seed. Inputs in, effects out, in order; no IO. It answers queries (chits first),
  * issues blocks (fetching missing ancestors, verifying through the IO layer), samples and runs polls, applies
  * finished polls in creation order to the block tree, and asks for block builds.
  * A query that arrives while blocks issued by earlier messages are being verified is answered once they are
  * (in arrival order): the reference handles a chain's messages one at a time and verifies inside the handler, so
  * its chits always reflect every earlier message. Answering at once made the proposer's first pull queries, sent
  * right behind its push query, count votes for the old preference and fail.
+ *
+ * The state is plain data (`EngineState`, JSON-safe) that `engineHandle` updates in place: one input is one
+ * mutation of the state plus the effects it returns. `EngineStep` is the transient view that does the work.
  */
-import { add, type BlockTree, createTree, isProcessing, numProcessing, recordPoll } from './block-tree.js'
-import { Issuer } from './engine-issuer.js'
-import { chitsFor, enoughConnectedStake, pickFrontierTarget, voteKey, type WaitingVote } from './engine-support.js'
+import { add, createTree, isProcessing, numProcessing, recordPoll } from './block-tree.js'
+import { Issuer, type IssuerHost, issuerCreate, issuerSummary } from './engine-issuer.js'
+import { chitsFor, enoughConnectedStake, pickFrontierTarget, voteKey, weightsOf } from './engine-support.js'
 import {
   ACCEPTED_RING_SIZE,
-  BoundedMap,
-  type EngineDeps,
   type EngineEffect,
   type EngineInput,
   type EngineSnapshot,
+  type EngineStart,
+  type EngineState,
   MAX_ANCESTOR_WALK,
   MAX_DEFERRED_QUERIES,
   MAX_KNOWN_FRONTIERS,
+  type QueryInput,
+  type WaitingVote,
 } from './engine-types.js'
-import { addPoll, dropIn, newPollSet, type PollParams, type PollSet, voteIn } from './poll.js'
+import { addPoll, dropIn, newPollSet, type PollParams, voteIn } from './poll.js'
+import { nextRandom, prngState } from './prng.js'
+import { boundedCreate, boundedHas, boundedSet, get, has } from './records.js'
 import { distinct, sampleStake } from './sampler.js'
-import type { AcceptedRef, Chits, EngineBlock } from './types.js'
+import type { AcceptedRef, Chits, EngineBlock, Weighted } from './types.js'
 
 export * from './engine-types.js'
 
-type QueryInput = Extract<EngineInput, { type: 'query' }>
+/** A fresh core on the last accepted block. */
+export function engineCreate(start: EngineStart): EngineState {
+  const s: EngineState = {
+    params: start.params,
+    self: start.self,
+    validators: start.validators,
+    connected: connectedRecord(start.connected),
+    rng: prngState(start.seed),
+    tree: createTree(start.lastAccepted),
+    processing: {},
+    issuer: issuerCreate(),
+    acceptedAt: boundedCreate(ACCEPTED_RING_SIZE),
+    acceptedIds: boundedCreate(ACCEPTED_RING_SIZE),
+    frontiers: boundedCreate(MAX_KNOWN_FRONTIERS),
+    polls: newPollSet(),
+    requestId: 0,
+    waiting: {},
+    deferredQueries: [],
+    pendingBuild: 0,
+    building: false,
+    vmPreference: start.lastAccepted.id,
+  }
+  boundedSet(s.acceptedAt, String(start.lastAccepted.height), start.lastAccepted.id)
+  boundedSet(s.acceptedIds, start.lastAccepted.id, start.lastAccepted.height)
+  return s
+}
 
-export class Engine {
-  readonly #deps: EngineDeps
-  #tree: BlockTree
-  /** processing blocks (the tree's nodes other than the last accepted) */
-  readonly #processing = new Map<string, EngineBlock>()
-  /** blocks issued but not in the tree yet, and fetches */
+/** Feeds one input to the core: updates `state` in place and returns the effects, in order. */
+export const engineHandle = (state: EngineState, input: EngineInput): EngineEffect[] =>
+  new EngineStep(state).handle(input)
+
+export const engineNumProcessing = (state: EngineState): number => numProcessing(state.tree)
+
+export const enginePreference = (state: EngineState): string => state.tree.preference
+
+export const engineLastAccepted = (state: EngineState): AcceptedRef => ({ ...state.tree.lastAccepted })
+
+export const engineProcessingBlock = (state: EngineState, id: string): EngineBlock | undefined =>
+  get(state.processing, id)
+
+/** JSON-safe summary for dev tools and logs. */
+export function engineSummary(s: EngineState): EngineSnapshot {
+  return {
+    lastAccepted: engineLastAccepted(s),
+    preference: s.tree.preference,
+    numProcessing: numProcessing(s.tree),
+    polls: s.polls.polls.map((e) => ({
+      requestId: e.requestId,
+      received: e.poll.received,
+      remaining: e.poll.remaining,
+    })),
+    requestId: s.requestId,
+    pendingBuild: s.pendingBuild,
+    buildOutstanding: s.building,
+    ...issuerSummary(s.issuer),
+    waitingVotes: Object.keys(s.waiting).length,
+    deferredQueries: s.deferredQueries.length,
+  }
+}
+
+function connectedRecord(ids: readonly string[]): Record<string, true> {
+  const out: Record<string, true> = {}
+  for (const id of ids) out[id] = true
+  return out
+}
+
+/**
+ * One input's work over the state; lives for one `handle` call. It is the issuer's host, and its callbacks are
+ * bound methods (no closures made per input: under tsx every function expression costs a `__name` call).
+ */
+class EngineStep implements IssuerHost {
+  readonly #s: EngineState
   readonly #issuer: Issuer
-  readonly #acceptedAt = new BoundedMap<number, string>(ACCEPTED_RING_SIZE)
-  readonly #acceptedIds = new BoundedMap<string, number>(ACCEPTED_RING_SIZE)
-  readonly #frontiers = new BoundedMap<string, AcceptedRef>(MAX_KNOWN_FRONTIERS)
-  #polls: PollSet = newPollSet()
-  #requestId = 0
-  readonly #waiting = new Map<string, WaitingVote>()
-  #ready: WaitingVote[] = []
-  /** queries waiting for the verifications before them, in arrival order */
-  #deferredQueries: QueryInput[] = []
-  #pendingBuild = 0
-  #building = false
-  /** the preference last told to the VM */
-  #vmPreference: string
-  #out: EngineEffect[] = []
-  /** the poll thresholds, and the processing parent for counting votes transitively */
-  readonly #pollParams: PollParams
+  readonly #out: EngineEffect[] = []
+  /** votes whose blocks are all issued or abandoned, in order; drained before `handle` returns */
+  readonly #ready: WaitingVote[] = []
+  /** the poll thresholds, and the processing parent for counting votes transitively (made on first use) */
+  #pollParams: PollParams | undefined
+  #weights: Weighted[] | undefined
 
-  constructor(deps: EngineDeps, lastAccepted: AcceptedRef) {
-    this.#deps = deps
-    this.#tree = createTree(lastAccepted)
-    this.#acceptedAt.set(lastAccepted.height, lastAccepted.id)
-    this.#acceptedIds.set(lastAccepted.id, lastAccepted.height)
-    this.#vmPreference = lastAccepted.id
-    this.#pollParams = {
-      alphaPreference: deps.params.alphaPreference,
-      alphaConfidence: deps.params.alphaConfidence,
-      parentOf: (id) => {
-        const parent = this.#processing.get(id)?.parentId
-        return parent !== undefined && this.#processing.has(parent) ? parent : undefined
-      },
-    }
-    this.#issuer = new Issuer({
-      lastAccepted: () => this.#tree.lastAccepted,
-      isProcessing: (id) => isProcessing(this.#tree, id),
-      isAccepted: (id) => this.#acceptedIds.has(id),
-      emit: (e) => this.#out.push(e),
-      resolved: (id) => this.#resolve(id),
-    })
+  constructor(s: EngineState) {
+    this.#s = s
+    this.#issuer = new Issuer(s.issuer, this)
   }
 
-  get preference(): string {
-    return this.#tree.preference
+  // ---- IssuerHost ----
+
+  lastAccepted(): AcceptedRef {
+    return this.#s.tree.lastAccepted
   }
 
-  get lastAccepted(): AcceptedRef {
-    return { ...this.#tree.lastAccepted }
+  isProcessing(id: string): boolean {
+    return isProcessing(this.#s.tree, id)
   }
 
-  get numProcessing(): number {
-    return numProcessing(this.#tree)
+  isAccepted(id: string): boolean {
+    return boundedHas(this.#s.acceptedIds, id)
   }
 
-  processingBlock(id: string): EngineBlock | undefined {
-    return this.#processing.get(id)
+  emit(e: EngineEffect): void {
+    this.#out.push(e)
+  }
+
+  resolved(id: string): void {
+    this.#resolve(id)
+  }
+
+  get #numProcessing(): number {
+    return numProcessing(this.#s.tree)
   }
 
   handle(input: EngineInput): EngineEffect[] {
-    this.#out = []
+    const s = this.#s
     switch (input.type) {
       case 'query':
-        this.#deferredQueries.push(input)
+        s.deferredQueries.push(input)
         break
       case 'chits':
         this.#onChits(input.from, input.requestId, input.chits)
@@ -106,7 +159,7 @@ export class Engine {
         this.#onQueryFailed(input.from, input.requestId)
         break
       case 'put':
-        this.#issuer.onPut(input.from, this.#deps.parse(input.container), input.blockId)
+        this.#issuer.onPut(input.from, input.block, input.blockId)
         break
       case 'getFailed':
         this.#issuer.onGetFailed(input.from, input.blockId)
@@ -115,75 +168,87 @@ export class Engine {
         this.#onVerified(input.blockId, input.ok)
         break
       case 'built':
-        this.#building = false
+        s.building = false
         this.#onBuilt(input.block)
         break
       case 'buildFailed':
-        this.#building = false
+        s.building = false
         break
       case 'pendingTxs':
-        this.#pendingBuild++
+        s.pendingBuild++
         break
       case 'tick':
         this.#onTick()
         break
       case 'connectivityChanged':
-        if (this.numProcessing > 0) this.#repoll()
+        s.connected = connectedRecord(input.connected)
+        if (this.#numProcessing > 0) this.#repoll()
+        break
+      case 'validatorsChanged':
+        s.validators = input.validators
         break
     }
     this.#answerQueries()
     this.#drainVotes()
     this.#tryBuild()
-    const out = this.#out
-    this.#out = []
-    return out
+    return this.#out
   }
 
-  snapshot(): EngineSnapshot {
-    return {
-      lastAccepted: this.lastAccepted,
-      preference: this.preference,
-      numProcessing: this.numProcessing,
-      polls: this.#polls.polls.map((e) => ({
-        requestId: e.requestId,
-        received: e.poll.received,
-        remaining: e.poll.remaining,
-      })),
-      requestId: this.#requestId,
-      pendingBuild: this.#pendingBuild,
-      buildOutstanding: this.#building,
-      ...this.#issuer.snapshot(),
-      waitingVotes: this.#waiting.size,
-      deferredQueries: this.#deferredQueries.length,
+  // ---- connectivity, validators, randomness ----
+
+  /** self counts as connected; benched peers are not in `connected` */
+  isConnected(nodeId: string): boolean {
+    return nodeId === this.#s.self || has(this.#s.connected, nodeId)
+  }
+
+  random(): number {
+    return nextRandom(this.#s)
+  }
+
+  /** a processing block's processing parent (undefined at the last accepted block) */
+  parentOf(id: string): string | undefined {
+    const parent = get(this.#s.processing, id)?.parentId
+    return parent !== undefined && has(this.#s.processing, parent) ? parent : undefined
+  }
+
+  #params(): PollParams {
+    const { params } = this.#s
+    this.#pollParams ??= {
+      alphaPreference: params.alphaPreference,
+      alphaConfidence: params.alphaConfidence,
+      parentOf: this.parentOf.bind(this),
     }
+    return this.#pollParams
+  }
+
+  #validators(): Weighted[] {
+    this.#weights ??= weightsOf(this.#s.validators)
+    return this.#weights
   }
 
   // ---- queries and votes ----
 
   /** Answers the held queries in order while no verification is out (or too many wait). */
   #answerQueries(): void {
+    const s = this.#s
     let answered = 0
-    const q = this.#deferredQueries
+    const q = s.deferredQueries
     while (answered < q.length && (this.#issuer.verifying === 0 || q.length - answered > MAX_DEFERRED_QUERIES)) {
       this.#onQuery(q[answered] as QueryInput)
       answered++
     }
-    if (answered > 0) this.#deferredQueries = q.slice(answered)
+    if (answered > 0) s.deferredQueries = q.slice(answered)
   }
 
   #onQuery(q: QueryInput): void {
-    const chits = chitsFor(this.#tree, this.#acceptedAt, q.requestedHeight)
+    const chits = chitsFor(this.#s.tree, this.#s.acceptedAt, q.requestedHeight)
     this.#out.push({ type: 'chits', to: q.from, inboundId: q.inboundId, chits })
-    if (q.container !== undefined) {
-      const blk = this.#deps.parse(q.container)
-      if (blk !== undefined) this.#issuer.issueFrom(q.from, blk)
-    } else if (q.blockId !== undefined) {
-      this.#issuer.issueId(q.from, q.blockId)
-    }
+    if (q.block !== undefined) this.#issuer.issueFrom(q.from, q.block)
+    else if (q.blockId !== undefined) this.#issuer.issueId(q.from, q.blockId)
   }
 
   #onChits(from: string, requestId: number, chits: Chits): void {
-    this.#frontiers.set(from, { id: chits.acceptedId, height: chits.acceptedHeight })
+    boundedSet(this.#s.frontiers, from, { id: chits.acceptedId, height: chits.acceptedHeight })
     this.#issuer.issueId(from, chits.preferredId)
     if (chits.preferredIdAtHeight !== chits.preferredId) this.#issuer.issueId(from, chits.preferredIdAtHeight)
     const options =
@@ -195,7 +260,7 @@ export class Engine {
 
   #onQueryFailed(from: string, requestId: number): void {
     if (requestId === 0) return
-    const f = this.#frontiers.get(from)
+    const f = get(this.#s.frontiers.items, from)
     if (f !== undefined) {
       this.#onChits(from, requestId, {
         preferredId: f.id,
@@ -210,38 +275,44 @@ export class Engine {
 
   /** Registers `from`'s answer to poll `requestId` once; it votes when its candidates are issued or abandoned. */
   #registerVote(from: string, requestId: number, options: string[]): void {
+    const s = this.#s
     const key = voteKey(requestId, from)
-    if (requestId === 0 || this.#waiting.has(key)) return
-    const entry = this.#polls.polls.find((e) => e.requestId === requestId)
+    if (requestId === 0 || has(s.waiting, key)) return
+    const entry = s.polls.polls.find((e) => e.requestId === requestId)
     if (entry === undefined || !Object.hasOwn(entry.poll.outstanding, from)) return
-    const deps = new Set(options.filter((id) => this.#issuer.isAwaited(id)))
+    // options are distinct: [preferredId] or [preferredId, preferredIdAtHeight] with the two different
+    const deps = options.filter((id) => this.#issuer.isAwaited(id))
     const v: WaitingVote = { requestId, from, options, deps }
-    this.#waiting.set(key, v)
-    if (deps.size === 0) this.#ready.push(v)
+    s.waiting[key] = v
+    if (deps.length === 0) this.#ready.push(v)
   }
 
   /** A block was issued (entered the tree, was decided) or abandoned: votes waiting for it may proceed. */
   #resolve(id: string): void {
-    for (const v of this.#waiting.values()) {
-      if (v.deps.delete(id) && v.deps.size === 0) this.#ready.push(v)
+    const { waiting } = this.#s
+    for (const key in waiting) {
+      const v = waiting[key] as WaitingVote
+      const i = v.deps.indexOf(id)
+      if (i < 0) continue
+      v.deps.splice(i, 1)
+      if (v.deps.length === 0) this.#ready.push(v)
     }
   }
 
   #drainVotes(): void {
+    const s = this.#s
     while (this.#ready.length > 0) {
       const v = this.#ready.shift() as WaitingVote
-      this.#waiting.delete(voteKey(v.requestId, v.from))
+      delete s.waiting[voteKey(v.requestId, v.from)]
       let choice: string | undefined
       for (const opt of v.options) {
         choice = this.#processingAncestor(opt)
         if (choice !== undefined) break
       }
-      const p = this.#pollParams
+      const p = this.#params()
       const upd =
-        choice !== undefined
-          ? voteIn(this.#polls, v.requestId, v.from, choice, p)
-          : dropIn(this.#polls, v.requestId, v.from, p)
-      this.#polls = upd.set
+        choice !== undefined ? voteIn(s.polls, v.requestId, v.from, choice, p) : dropIn(s.polls, v.requestId, v.from, p)
+      s.polls = upd.set
       this.#applyResults(upd.results)
     }
   }
@@ -250,7 +321,7 @@ export class Engine {
   #processingAncestor(id: string): string | undefined {
     let cur = id
     for (let i = 0; i < MAX_ANCESTOR_WALK; i++) {
-      if (isProcessing(this.#tree, cur)) return cur
+      if (isProcessing(this.#s.tree, cur)) return cur
       const b = this.#issuer.known(cur)
       if (b === undefined) return undefined
       cur = b.parentId
@@ -260,45 +331,46 @@ export class Engine {
 
   #applyResults(results: Array<Record<string, number>>): void {
     if (results.length === 0) return
+    const s = this.#s
     for (const r of results) {
-      const res = recordPoll(this.#tree, r, this.#deps.params)
-      this.#tree = res.tree
+      const res = recordPoll(s.tree, r, s.params)
+      s.tree = res.tree
       for (const id of res.accepted) {
-        const b = this.#processing.get(id)
-        this.#processing.delete(id)
+        const b = get(s.processing, id)
+        delete s.processing[id]
         if (b !== undefined) {
-          this.#acceptedAt.set(b.height, id)
-          this.#acceptedIds.set(id, b.height)
+          boundedSet(s.acceptedAt, String(b.height), id)
+          boundedSet(s.acceptedIds, id, b.height)
         }
         this.#out.push({ type: 'accept', blockId: id })
       }
       for (const id of res.rejected) {
-        this.#processing.delete(id)
+        delete s.processing[id]
         this.#out.push({ type: 'reject', blockId: id })
       }
       if (res.accepted.length > 0 || res.rejected.length > 0) this.#issuer.prune(new Set(res.rejected))
     }
     this.#notePreference()
-    if (this.numProcessing > 0) this.#repoll()
+    if (this.#numProcessing > 0) this.#repoll()
   }
 
   #repoll(): void {
-    for (let n = this.#polls.polls.length; n < this.#deps.params.concurrentRepolls; n++) {
-      if (!this.#sendQuery(this.preference, undefined)) return
+    for (let n = this.#s.polls.polls.length; n < this.#s.params.concurrentRepolls; n++) {
+      if (!this.#sendQuery(this.#s.tree.preference, undefined)) return
     }
   }
 
   /** Samples K stake units and sends a push (own block) or pull query; false when skipped. */
   #sendQuery(blockId: string, push: EngineBlock | undefined): boolean {
-    const { params, self, isConnected, random } = this.#deps
-    const validators = this.#deps.validators()
-    if (!enoughConnectedStake(params, validators, self, isConnected)) return false
-    const s = sampleStake(validators, params.k, random)
-    if (!s.ok) return false
-    const requestId = ++this.#requestId
-    this.#polls = addPoll(this.#polls, requestId, s.nodeIds)
-    const to = distinct(s.nodeIds)
-    const requestedHeight = this.#tree.lastAccepted.height + 1
+    const s = this.#s
+    const validators = this.#validators()
+    if (!enoughConnectedStake(s.params, validators, s.self, this.isConnected.bind(this))) return false
+    const sample = sampleStake(validators, s.params.k, this.random.bind(this))
+    if (!sample.ok) return false
+    const requestId = ++s.requestId
+    s.polls = addPoll(s.polls, requestId, sample.nodeIds)
+    const to = distinct(sample.nodeIds)
+    const requestedHeight = s.tree.lastAccepted.height + 1
     this.#out.push(
       push !== undefined
         ? { type: 'pushQuery', to, requestId, block: push, requestedHeight }
@@ -308,27 +380,29 @@ export class Engine {
   }
 
   #onTick(): void {
-    if (this.numProcessing > 0) {
+    if (this.#numProcessing > 0) {
       this.#repoll()
       return
     }
-    const { self, isConnected, random } = this.#deps
-    const target = pickFrontierTarget(this.#deps.validators(), self, isConnected, random)
+    const s = this.#s
+    const target = pickFrontierTarget(this.#validators(), s.self, this.isConnected.bind(this), this.random.bind(this))
     if (target === undefined) return
-    const requestedHeight = this.#tree.lastAccepted.height + 1
-    this.#out.push({ type: 'pullQuery', to: [target], requestId: 0, blockId: this.preference, requestedHeight })
+    const requestedHeight = s.tree.lastAccepted.height + 1
+    this.#out.push({ type: 'pullQuery', to: [target], requestId: 0, blockId: s.tree.preference, requestedHeight })
   }
 
   #notePreference(): void {
-    if (this.#tree.preference === this.#vmPreference) return
-    this.#vmPreference = this.#tree.preference
-    this.#out.push({ type: 'setPreference', blockId: this.#vmPreference })
+    const s = this.#s
+    if (s.tree.preference === s.vmPreference) return
+    s.vmPreference = s.tree.preference
+    this.#out.push({ type: 'setPreference', blockId: s.vmPreference })
   }
 
   #tryBuild(): void {
-    if (this.#pendingBuild > 0 && !this.#building && this.numProcessing < this.#deps.params.optimalProcessing) {
-      this.#pendingBuild--
-      this.#building = true
+    const s = this.#s
+    if (s.pendingBuild > 0 && !s.building && this.#numProcessing < s.params.optimalProcessing) {
+      s.pendingBuild--
+      s.building = true
       this.#out.push({ type: 'build' })
     }
   }
@@ -341,25 +415,26 @@ export class Engine {
   }
 
   #onBuilt(block: EngineBlock): void {
-    if (this.#processing.has(block.id) || this.#issuer.isPending(block.id)) return
+    if (has(this.#s.processing, block.id) || this.#issuer.isPending(block.id)) return
     this.#addToTree(block, block)
   }
 
   /** Adds a verified block (built locally when `push` is set); one the tree cannot take is rejected. */
   #addToTree(b: EngineBlock, push: EngineBlock | undefined): void {
-    const r = this.#issuer.canChildOf(b.parentId) ? add(this.#tree, b) : undefined
+    const s = this.#s
+    const r = this.#issuer.canChildOf(b.parentId) ? add(s.tree, b) : undefined
     if (r === undefined || !r.ok) {
       // verified by the VM, so it must hear a decision
       this.#out.push({ type: 'reject', blockId: b.id })
       this.#issuer.abandon(b.id)
       return
     }
-    this.#tree = r.tree
-    this.#processing.set(b.id, b)
+    s.tree = r.tree
+    s.processing[b.id] = b
     this.#notePreference()
-    if (this.#tree.preference === b.id) this.#sendQuery(b.id, push)
+    if (s.tree.preference === b.id) this.#sendQuery(b.id, push)
     this.#resolve(b.id)
     this.#issuer.deliverChildren(b)
-    if (this.numProcessing > 0) this.#repoll()
+    if (this.#numProcessing > 0) this.#repoll()
   }
 }
