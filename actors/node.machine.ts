@@ -1,8 +1,9 @@
 /**
- * The root of the actor system: spawns the node's profiler, the network actor (parent of the peer sessions), one
- * lifecycle actor per chain and a profiler per chain that has its own admin API, each under a systemId
- * (`profiler`, `network`, `chain:<alias>`, `profiler:<alias>`) so services find them with `system.get(...)`.
- * Pure: the composition root `provide`s the chain, profiler and network logic with their IO slots filled.
+ * The root of the actor system: spawns the node's profiler, the network actor (parent of the peer sessions) and
+ * one lifecycle actor per chain, each under a systemId (`profiler`, `network`, `chain:<alias>`) so services find
+ * them with `system.get(...)`. A chain actor is the parent of its own actors (benchlist, profiler, bootstrapper,
+ * engine: actors/chains/chain.machine.ts). Pure: the composition root `provide`s the chain, profiler and network
+ * logic with their IO slots filled.
  */
 import { assign, enqueueActions, setup } from 'xstate'
 import { type ChainInput, chainMachine } from './chains/chain.machine.js'
@@ -14,8 +15,6 @@ export interface NodeInput {
   nodeId: string
   networkId: number
   chains: ChainInput[]
-  /** aliases of the chains that get their own profiler (`profiler:<alias>`, the chain admin API's) */
-  chainProfilers?: string[]
 }
 
 export interface NodeContext {
@@ -23,7 +22,6 @@ export interface NodeContext {
   networkId: number
   /** chains with a lifecycle actor, in creation order */
   chains: ChainInput[]
-  chainProfilers: string[]
 }
 
 export type NodeEvent = { type: 'node.createChain'; chain: ChainInput } | { type: 'node.shutdown' }
@@ -37,7 +35,6 @@ export const nodeMachine = setup({
   actors: {
     chain: chainMachine,
     profiler: profilerMachine,
-    chainProfiler: profilerMachine,
     network: networkMachine,
   },
   actions: {
@@ -54,7 +51,6 @@ export const nodeMachine = setup({
     nodeId: input.nodeId,
     networkId: input.networkId,
     chains: input.chains,
-    chainProfilers: input.chainProfilers ?? [],
   }),
   initial: 'running',
   states: {
@@ -63,15 +59,6 @@ export const nodeMachine = setup({
         enqueueActions(({ enqueue }) => {
           enqueue.spawnChild('profiler', { id: 'profiler', systemId: SystemId.Profiler, input: { label: 'node' } })
           enqueue.spawnChild('network', { id: 'network', systemId: SystemId.Network })
-        }),
-        enqueueActions(({ enqueue, context }) => {
-          for (const alias of context.chainProfilers) {
-            enqueue.spawnChild('chainProfiler', {
-              id: SystemId.chainProfiler(alias),
-              systemId: SystemId.chainProfiler(alias),
-              input: { label: alias },
-            })
-          }
         }),
         enqueueActions(({ enqueue, context }) => {
           for (const chain of context.chains) enqueue({ type: 'spawnChain', params: chain })
