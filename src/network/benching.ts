@@ -1,64 +1,52 @@
 /**
- * Request tracking and benching: one benchlist actor per chain (`benchlist:<alias>`, spawned under the network
- * actor) weighted by the ValidatorSet, and the RequestTracker (adaptive timeout) that feeds them. A benchlist's
- * `bench.changed` reaches the peer's session (`session.benched`) and the PeerTable's `benched` aliases, with a
- * log line. Reference: /work/shared/reference/consensus.md 4.5-4.6.
+ * Request tracking and benching: the RequestTracker (adaptive timeout) and the per-chain benchlists it feeds. A
+ * chain's benchlist is its chain actor's child (`benchlist:<alias>`, actors/chains/chain.machine.ts); it is found
+ * through the actor system by chain ID, fed the tracker's successes and failures and the ValidatorSet's weights,
+ * and tells the peer sessions itself. Here its `bench.changed` becomes a log line and the PeerTable's `benched`
+ * aliases. Reference: /work/shared/reference/consensus.md 4.5-4.6.
  */
-import type { Subscription } from 'xstate'
+import type { AnyActorRef, Subscription } from 'xstate'
 import { type BenchlistConfig, maxBenchedPortion, type ValidatorWeight } from '../../actors/peers/benchlist.js'
 import type { BenchlistEmitted } from '../../actors/peers/benchlist.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import type { NetworkCore } from './core.js'
 import { type BenchlistRef, RequestTracker } from './request-tracker.js'
 
-/** The snow defaults the stake cap derives from when the config has no snow parameters: K=20, alphaConfidence=15. */
+/** The snow defaults the stake cap derives from when no snow parameters are given: K=20, alphaConfidence=15. */
 export const DEFAULT_SNOW = { k: 20, alphaConfidence: 15 } as const
 
-type BenchlistActor = BenchlistRef & { on(type: 'bench.changed', f: (e: BenchlistEmitted) => void): Subscription }
+/** A chain's benchlist settings (its actor's input): the `--benchlist-*` flags and the stake cap from the snow K and αc. */
+export function benchlistSettings(
+  flags: Partial<BenchlistConfig> | undefined,
+  snow: { k: number; alphaConfidence: number } = DEFAULT_SNOW,
+): Partial<BenchlistConfig> {
+  return { ...flags, maxBenchedPortion: maxBenchedPortion(snow.k, snow.alphaConfidence) }
+}
+
+type BenchlistActor = BenchlistRef & Pick<AnyActorRef, 'on'>
 
 export class Benching {
   readonly tracker: RequestTracker
-  readonly #refs = new Map<string, BenchlistActor>()
   readonly #aliases = new Map<string, string>()
-  readonly #subs: Subscription[] = []
+  /** the benchlist actor last seen per chain ID, and the listener on it */
+  readonly #seen = new Map<string, { ref: BenchlistActor; sub: Subscription }>()
   #validatorsKey = ''
 
   constructor(private readonly n: NetworkCore) {
     const { o } = n
     this.tracker = new RequestTracker({
       now: n.now,
-      benchlist: (chainId) => this.#refs.get(chainId),
+      benchlist: (chainId) => this.#benchlist(chainId),
       weight: (nodeId) => Number(o.validators.weight(nodeId)),
       timeout: { ...o.config.networkTimeout, ...o.requestTimeout },
     })
   }
 
-  /** the benchlist settings: the flags, the stake cap from the snow parameters, then the test overrides */
-  config(): Partial<BenchlistConfig> {
-    const { o } = this.n
-    const snow = o.snow ?? DEFAULT_SNOW
-    return {
-      ...o.config.benchlist,
-      maxBenchedPortion: maxBenchedPortion(snow.k, snow.alphaConfidence),
-      ...o.benchlist,
-    }
-  }
-
-  /** Spawns one benchlist per chain under the network actor and listens to it. */
+  /** Learns the chains' aliases and meets their benchlists (each is found again whenever it is needed). */
   start(): void {
-    const n = this.n
-    if ((n.o.chains ?? []).length === 0) return
-    const network = n.o.system.get(SystemId.Network)
-    if (!network) throw new Error('the network actor is not running')
-    const validators = this.#validators()
-    this.#validatorsKey = keyOf(validators)
-    for (const { chainId, alias } of n.o.chains ?? []) {
+    for (const { chainId, alias } of this.n.o.chains ?? []) {
       this.#aliases.set(chainId, alias)
-      network.send({ type: 'network.startBenchlist', alias, input: { chainId, config: this.config(), validators } })
-      const ref = n.o.system.get(SystemId.benchlist(alias)) as BenchlistActor | undefined
-      if (!ref) continue
-      this.#refs.set(chainId, ref)
-      this.#subs.push(ref.on('bench.changed', (e) => n.guard('bench change', () => this.#onChanged(e))))
+      this.#benchlist(chainId)
     }
   }
 
@@ -69,13 +57,35 @@ export class Benching {
 
   /** Re-reads the ValidatorSet (it changes with connections when sybil protection is off) and tells the benchlists. */
   validatorsMaybeChanged(): void {
-    if (this.#refs.size === 0) return
     const validators = this.#validators()
     const key = keyOf(validators)
     if (key === this.#validatorsKey) return
     this.#validatorsKey = key
     const now = this.n.now()
-    for (const ref of this.#refs.values()) ref.send({ type: 'bench.validatorsChanged', validators, now })
+    for (const chainId of this.#aliases.keys()) {
+      this.#benchlist(chainId)?.send({ type: 'bench.validatorsChanged', validators, now })
+    }
+  }
+
+  /**
+   * The chain's benchlist actor (`benchlist:<alias>` in the actor system), if it runs. One met for the first time
+   * gets the current validator weights and a listener on its `bench.changed`.
+   */
+  #benchlist(chainId: string): BenchlistActor | undefined {
+    const alias = this.#aliases.get(chainId)
+    if (alias === undefined) return undefined
+    const ref = this.n.o.system.get(SystemId.benchlist(alias)) as BenchlistActor | undefined
+    const seen = this.#seen.get(chainId)
+    if (ref === seen?.ref) return ref
+    seen?.sub.unsubscribe()
+    this.#seen.delete(chainId)
+    if (ref === undefined) return undefined
+    const sub = ref.on('bench.changed', (e) =>
+      this.n.guard('bench change', () => this.#onChanged(e as BenchlistEmitted)),
+    )
+    this.#seen.set(chainId, { ref, sub })
+    ref.send({ type: 'bench.validatorsChanged', validators: this.#validators(), now: this.n.now() })
+    return ref
   }
 
   #validators(): ValidatorWeight[] {
@@ -86,10 +96,6 @@ export class Benching {
     const n = this.n
     const alias = this.#aliases.get(e.chainId) ?? e.chainId
     n.log.info(`${e.benched ? 'benched' : 'unbenched'} peer ${e.nodeId} on ${alias}`, { chainID: e.chainId })
-    const session = n.sessions.get(e.nodeId)
-    if (session !== undefined) {
-      n.sessionBridge.send(session, { type: 'session.benched', chainId: e.chainId, benched: e.benched })
-    }
     const entry = n.o.peers.get(e.nodeId)
     if (entry !== undefined) {
       const rest = entry.benched.filter((a) => a !== alias)
@@ -99,7 +105,8 @@ export class Benching {
 
   close(): void {
     this.tracker.close()
-    for (const s of this.#subs.splice(0)) s.unsubscribe()
+    for (const { sub } of this.#seen.values()) sub.unsubscribe()
+    this.#seen.clear()
   }
 }
 

@@ -6,7 +6,6 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { type Actor, createActor, type InspectionEvent } from 'xstate'
-import { chainMachine } from '../../actors/chains/chain.machine.js'
 import { nodeMachine } from '../../actors/node.machine.js'
 import { networkMachine } from '../../actors/peers/network.machine.js'
 import { peerSessionMachine } from '../../actors/peers/peer-session.machine.js'
@@ -28,6 +27,7 @@ import { loadOrCreateSigner } from '../identity/bls.js'
 import { idFromString } from '../identity/ids.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
+import { benchlistSettings } from '../network/benching.js'
 import { Network } from '../network/network.js'
 import { PeerTable } from '../network/peer-table.js'
 import { genesisValidators, ValidatorSet } from '../network/validators.js'
@@ -35,7 +35,8 @@ import { createMailboxStats } from '../profiling/mailbox-stats.js'
 import { profilerImplementation } from '../profiling/profiler.impl.js'
 import { listActors } from './actor-tree.js'
 import { openCChain } from './c-chain.js'
-import { chainSlots } from './chain-slots.js'
+import { ChainRuntimes } from './chain-runtimes.js'
+import { chainLogic } from './chain-slots.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
 
@@ -138,38 +139,35 @@ async function build(
   const inspector = config.inspect.enabled ? await startInspector(config.inspect.port, log) : undefined
   if (inspector) cleanups.push(() => inspector.stop())
 
-  // the chains' consensus needs the network, and the network needs the actor system: the chain actors wait for it
-  let markConsensusReady = (): void => undefined
-  const consensusReady = new Promise<void>((resolve) => {
-    markConsensusReady = resolve
-  })
-  let snowman: SnowmanChain | undefined
+  // the chain actors' IO finds each chain's runtime here; their slots wait until it is registered (the consensus
+  // runtime needs the network, and the network needs the actor system)
+  const runtimes = new ChainRuntimes()
   const inspect = (ev: InspectionEvent) => {
     mailbox.observe(ev)
     inspector?.inspect(ev)
   }
   const logic = nodeMachine.provide({
     actors: {
-      chain: chainMachine.provide({
-        actors: chainSlots({
-          validators,
-          log: (alias) => logs.get(alias),
-          startProducer: (alias) => (alias === cChain.alias ? c.startProducer() : undefined),
-          snowman: (alias) => (alias === cChain.alias ? snowman : undefined),
-          ready: consensusReady,
-        }),
-      }),
+      chain: chainLogic({ runtimes, profiler: chainProfiler.implementation }),
       profiler: profilerMachine.provide(profiler.implementation),
-      chainProfiler: profilerMachine.provide(chainProfiler.implementation),
       network: networkMachine.provide({ actors: { peerSession: peerSessionMachine } }),
     },
   })
+  const benchlist = benchlistSettings(config.benchlist, config.snow)
   const actor = createActor(logic, {
     input: {
       nodeId,
       networkId: config.networkId,
-      chains: chains.list().map(({ chainId, alias }) => ({ chainId, alias })),
-      chainProfilers: c.config.adminApiEnabled ? [cChain.alias] : [],
+      chains: chains.list().map(({ chainId, alias }) => ({
+        chainId,
+        alias,
+        nodeId,
+        profiler: alias === cChain.alias && c.config.adminApiEnabled,
+        benchlist,
+        snow: config.snow,
+        frontierPollMs: config.frontierPollMs,
+        beaconTimeoutMs: config.beaconConnectionTimeoutMs,
+      })),
     },
     inspect,
   })
@@ -198,7 +196,7 @@ async function build(
 
   const chainIdBytes = idFromString(cChain.chainId)
   const proposers = config.sybilProtection.enabled ? genesisValidators(config.networkId) : []
-  snowman = new SnowmanChain({
+  const snowman = new SnowmanChain({
     alias: cChain.alias,
     chainId: cChain.chainId,
     self: nodeId,
@@ -209,14 +207,17 @@ async function build(
     validators: () => validators.list(),
     proposers: () => proposers,
     params: config.snow,
-    frontierPollMs: config.frontierPollMs,
-    beaconConnectionTimeoutMs: config.beaconConnectionTimeoutMs,
     log: logs.get(cChain.alias),
-    inspect,
   })
-  const cSnowman = snowman
-  cleanups.push(() => cSnowman.close())
-  markConsensusReady()
+  cleanups.push(() => snowman.close())
+  runtimes.set({
+    chainId: cChain.chainId,
+    alias: cChain.alias,
+    log: logs.get(cChain.alias),
+    hasOtherValidators: () => validators.hasOtherValidators(),
+    startProducer: () => c.startProducer(),
+    snowman,
+  })
 
   const isChainBootstrapped = (chainId: string) => {
     const entry = chains.get(chainId)

@@ -1,17 +1,21 @@
 /**
  * One in-process Firn p2p node for tests and benches: the real `Network` (libp2p TCP on 127.0.0.1, port 0), a
- * staking identity (fresh unless given), a memory-level database (unless given), its own `network` actor, and a
- * validator set: the given genesis with sybil protection on, else sybil protection off (every connected peer a
- * validator of weight 100). Log lines are captured unless a logger is given.
+ * staking identity (fresh unless given), a memory-level database (unless given), its own actor tree (the node
+ * actor with `network` and, per chain given, `chain:<alias>` with its `benchlist:<alias>`; the chains never leave
+ * initializing: no VM here), and a validator set: the given genesis with sybil protection on, else sybil
+ * protection off (every connected peer a validator of weight 100). Log lines are captured unless a logger is given.
  */
 import { MemoryLevel } from 'memory-level'
-import { createActor } from 'xstate'
-import { networkMachine } from '../../actors/peers/network.machine.js'
+import { type ActorRefFrom, createActor, fromPromise } from 'xstate'
+import { type ChainInitResult, type ChainSlotInput, chainMachine } from '../../actors/chains/chain.machine.js'
+import { nodeMachine } from '../../actors/node.machine.js'
+import type { networkMachine } from '../../actors/peers/network.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import type { Database } from '../../src/db/open.js'
 import { newSigner } from '../../src/identity/bls.js'
 import { newStakingIdentity, type StakingIdentity } from '../../src/identity/staking.js'
 import type { Logger } from '../../src/log/logger.js'
+import { benchlistSettings } from '../../src/network/benching.js'
 import { Network, type NetworkOptions } from '../../src/network/network.js'
 import { PeerTable } from '../../src/network/peer-table.js'
 import { type Validator, ValidatorSet } from '../../src/network/validators.js'
@@ -41,10 +45,13 @@ export interface NetworkNode {
   nodeId: string
   peers: PeerTable
   db: Database
-  actor: ReturnType<typeof createActor<typeof networkMachine>>
+  /** the `network` actor */
+  actor: ActorRefFrom<typeof networkMachine>
+  /** the root (`node`) actor */
+  root: ReturnType<typeof createActor<typeof nodeMachine>>
   /** captured log lines (empty when a logger was given) */
   lines: string[]
-  /** closes the network, stops the actor and closes the database the node opened */
+  /** closes the network, stops the actors and closes the database the node opened */
   close(): Promise<void>
 }
 
@@ -61,7 +68,19 @@ export async function startNetworkNode(o: NetworkNodeOptions = {}): Promise<Netw
     genesis: genesis ?? [],
     connectedPeers: () => peers.nodeIds(),
   })
-  const actor = createActor(networkMachine, { systemId: SystemId.Network }).start()
+  // the chains wait in initializing for good: their benchlists run, nothing else does
+  const chains = (extras.chains ?? []).map(({ chainId, alias }) => ({
+    chainId,
+    alias,
+    nodeId: identity.nodeId,
+    benchlist: { ...benchlistSettings(undefined, extras.snow), ...extras.benchlist },
+  }))
+  const never = fromPromise<ChainInitResult, ChainSlotInput>(() => new Promise(() => {}))
+  const idle = chainMachine.provide({ actors: { initializeChain: never } })
+  const root = createActor(nodeMachine.provide({ actors: { chain: idle } }), {
+    input: { nodeId: identity.nodeId, networkId: config?.networkId ?? 12345, chains },
+  }).start()
+  const actor = root.system.get(SystemId.Network) as ActorRefFrom<typeof networkMachine>
   const captured = captureLog()
   const network = await Network.start({
     ...extras,
@@ -71,7 +90,7 @@ export async function startNetworkNode(o: NetworkNodeOptions = {}): Promise<Netw
     db,
     peers,
     validators,
-    system: actor.system,
+    system: root.system,
     log: givenLog ?? captured.log,
   })
   return {
@@ -81,10 +100,11 @@ export async function startNetworkNode(o: NetworkNodeOptions = {}): Promise<Netw
     peers,
     db,
     actor,
+    root,
     lines: givenLog === undefined ? captured.lines : [],
     close: async () => {
       await network.close()
-      actor.stop()
+      root.stop()
       if (given === undefined) await db.close()
     },
   }
