@@ -17,31 +17,12 @@ import {
   startThreshold,
   totalWeight,
 } from './bootstrap.js'
+import { type AncestorsFetch, fetchAncestors } from './bootstrap-ancestors.js'
 import { Fetcher, PeerTracker } from './bootstrap-fetcher.js'
-import type { BootstrapperEvent, BootstrapRequest } from './bootstrapper.types.js'
+import type { BootstrapIo, BootstrapperEvent, BootstrapRequest } from './bootstrapper.types.js'
 import { DEFAULT_SNOW_PARAMS } from './params.js'
-import type { AcceptedRef, ParsedBlock, Weighted } from './types.js'
 
-export interface BootstrapIo {
-  self: string
-  /** validators of the chain (self included if a validator) */
-  beacons(): readonly Weighted[]
-  /** connected beacon weight, self counted */
-  connectedWeight(): bigint
-  lastAccepted(): AcceptedRef
-  /** the peer's last accepted id; rejects on failure/timeout */
-  getAcceptedFrontier(nodeId: string): Promise<string>
-  getAccepted(nodeId: string, ids: string[]): Promise<string[]>
-  /** containers newest first */
-  getAncestors(nodeId: string, id: string): Promise<Uint8Array[]>
-  parse(bytes: Uint8Array): ParsedBlock | undefined
-  /** already accepted locally */
-  has(id: string): Promise<boolean>
-  /** verify + accept one block (parent already accepted); throws = fatal */
-  execute(block: ParsedBlock): Promise<void>
-  random(): number
-  now(): number
-}
+export type { BootstrapIo } from './bootstrapper.types.js'
 
 export interface BootstrapOptions {
   /** frontier sample size (default K = 20) */
@@ -103,7 +84,7 @@ class BootstrapRun {
   #fetcher: Fetcher | undefined
   #executedTotal = 0
   /** the fetch phase in progress: its tick, its stop */
-  #fetching: { tick(): void; stop(): void } | undefined
+  #fetching: AncestorsFetch | undefined
   #stopExecuting: (() => void) | undefined
   #stopped = false
 
@@ -217,104 +198,13 @@ class BootstrapRun {
   }
 
   /** Fetches down to the last accepted block; `tick` retries the ids no peer could take. */
-  #fetchAncestors(accepted: string[], resume: boolean): { tick(): void; stop(): void } {
-    const { io } = this
-    const tracker = this.#tracker
-    const maxOutstanding = this.#maxOutstanding
-    const sendBack = this.send
-    const f = this.#fetcherNow()
-    let stopped = false
-    let preparing = true
-    const parked = new Set<string>()
-    const peers = (): string[] => io.beacons().flatMap((b) => (b.weight > 0n && b.nodeId !== io.self ? [b.nodeId] : []))
-    const finish = (event: BootstrapperEvent): void => {
-      if (stopped) return
-      stopped = true
-      sendBack(event)
-    }
-    const report = (): void => {
-      sendBack({
-        type: 'bootstrap.fetchProgress',
-        fetched: f.fetched,
-        missing: f.missing.size,
-        remaining: f.remainingEstimate,
-        at: io.now(),
-      })
-    }
-    const request = (id: string, peer: string): void => {
-      const sentAt = io.now()
-      io.getAncestors(peer, id).then(
-        (containers) => {
-          if (stopped) return
-          const verdict = f.onAncestors(id, peer, containers, (bytes) => io.parse(bytes))
-          if (verdict.kind === 'used') {
-            const bytes = containers.slice(0, verdict.containers).reduce((s, c) => s + c.length, 0)
-            tracker.recordSuccess(peer, bytes, io.now() - sentAt, io.now())
-          } else if (verdict.kind === 'refused') {
-            tracker.recordFailure(peer, io.now())
-          }
-          report()
-          pump()
-        },
-        () => {
-          if (stopped) return
-          if (f.onFailed(id, peer)) tracker.recordFailure(peer, io.now())
-          pump()
-        },
-      )
-    }
-    const pump = (): void => {
-      if (stopped || preparing) return
-      if (f.conflict !== null) {
-        finish({ type: 'bootstrap.failed', message: f.conflict })
-        return
-      }
-      const all = peers()
-      for (const id of f.unrequested()) {
-        if (f.outstandingCount() >= maxOutstanding) break
-        if (parked.has(id)) continue
-        const failed = f.failedFor(id)
-        const peer = tracker.select(
-          all.filter((p) => !failed.has(p)),
-          () => io.random(),
-        )
-        if (peer === undefined) {
-          parked.add(id)
-          continue
-        }
-        f.markRequested(id, peer)
-        tracker.markTried(peer)
-        request(id, peer)
-      }
-      if (f.idle) finish({ type: 'bootstrap.fetchDone', at: io.now() })
-    }
-    const tick = (): void => {
-      if (stopped) return
-      // ids no peer could take: all peers failed them (try them all again) or there were no peers
-      for (const id of parked) {
-        const all = peers()
-        const failed = f.failedFor(id)
-        if (all.every((p) => failed.has(p))) f.clearFailures(id)
-      }
-      parked.clear()
-      pump()
-    }
-    void (async () => {
-      if (resume) f.resume()
-      for (const id of accepted) {
-        if (await io.has(id)) f.forget(id)
-        else f.want(id)
-      }
-      preparing = false
-      report()
-      pump()
-    })().catch((e: unknown) => finish({ type: 'bootstrap.failed', message: errorText(e) }))
-    return {
-      tick,
-      stop: () => {
-        stopped = true
-      },
-    }
+  #fetchAncestors(accepted: string[], resume: boolean): AncestorsFetch {
+    return fetchAncestors(
+      { io: this.io, fetcher: this.#fetcherNow(), tracker: this.#tracker, maxOutstanding: this.#maxOutstanding },
+      accepted,
+      resume,
+      this.send,
+    )
   }
 
   /** Executes the stored blocks in height order; returns its stop. */

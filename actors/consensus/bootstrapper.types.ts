@@ -4,6 +4,7 @@
  * emits, and its default timings.
  */
 import type { AnyActorRef } from 'xstate'
+import type { AcceptedRef, ParsedBlock, Weighted } from './types.js'
 
 export type BootstrapPhase =
   | 'waitingForStake'
@@ -61,6 +62,28 @@ export interface BootstrapperContext {
   beaconTimeoutMs: number
   roundRetryMs: number
   progressIntervalMs: number
+}
+
+/** The IO a bootstrap run works over (the chain's runtime supplies it; bootstrapper.io.ts uses it). */
+export interface BootstrapIo {
+  self: string
+  /** validators of the chain (self included if a validator) */
+  beacons(): readonly Weighted[]
+  /** connected beacon weight, self counted */
+  connectedWeight(): bigint
+  lastAccepted(): AcceptedRef
+  /** the peer's last accepted id; rejects on failure/timeout */
+  getAcceptedFrontier(nodeId: string): Promise<string>
+  getAccepted(nodeId: string, ids: string[]): Promise<string[]>
+  /** containers newest first */
+  getAncestors(nodeId: string, id: string): Promise<Uint8Array[]>
+  parse(bytes: Uint8Array): ParsedBlock | undefined
+  /** already accepted locally */
+  has(id: string): Promise<boolean>
+  /** verify + accept one block (parent already accepted); throws = fatal */
+  execute(block: ParsedBlock): Promise<void>
+  random(): number
+  now(): number
 }
 
 /** What the `bootstrapIo` slot is invoked with. */

@@ -24,6 +24,8 @@ describe('consensus simulation', () => {
     const chain = sim.nodes[0]?.vm.accepted ?? []
     assert.ok(chain.slice(1).every((id) => id.startsWith(`${nodeIdOf(2)}/`)))
     for (const n of sim.nodes) assert.deepEqual(engineSummary(n.engine).awaitingParents, [])
+    // the core's state is plain data: it survives a JSON round trip as it is
+    for (const n of sim.nodes) assert.deepEqual(JSON.parse(JSON.stringify(n.engine)), n.engine)
   })
 
   it('50 nodes, 10 % loss, 1-20 ms latency, several proposers and a conflict: same block at every height', () => {
