@@ -5,7 +5,7 @@
  */
 import { add, isProcessing, numProcessing, recordPoll } from './block-tree.js'
 import { Issuer, type IssuerHost } from './engine-issuer.js'
-import { chitsFor, enoughConnectedStake, pickFrontierTarget, voteKey, weightsOf } from './engine-support.js'
+import { chitsFor, enoughConnectedStake, pickFrontierTarget, weightsOf } from './engine-support.js'
 import {
   type EngineEffect,
   type EngineInput,
@@ -203,22 +203,19 @@ export class EngineStep implements IssuerHost {
   /** Registers `from`'s answer to poll `requestId` once; it votes when its candidates are issued or abandoned. */
   #registerVote(from: string, requestId: number, options: string[]): void {
     const s = this.#s
-    const key = voteKey(requestId, from)
-    if (requestId === 0 || has(s.waiting, key)) return
+    if (requestId === 0 || s.waiting.some((w) => w.requestId === requestId && w.from === from)) return
     const entry = s.polls.polls.find((e) => e.requestId === requestId)
     if (entry === undefined || !Object.hasOwn(entry.poll.outstanding, from)) return
     // options are distinct: [preferredId] or [preferredId, preferredIdAtHeight] with the two different
     const deps = options.filter((id) => this.#issuer.isAwaited(id))
     const v: WaitingVote = { requestId, from, options, deps }
-    s.waiting[key] = v
+    s.waiting.push(v)
     if (deps.length === 0) this.#ready.push(v)
   }
 
   /** A block was issued (entered the tree, was decided) or abandoned: votes waiting for it may proceed. */
   #resolve(id: string): void {
-    const { waiting } = this.#s
-    for (const key in waiting) {
-      const v = waiting[key] as WaitingVote
+    for (const v of this.#s.waiting) {
       const i = v.deps.indexOf(id)
       if (i < 0) continue
       v.deps.splice(i, 1)
@@ -230,7 +227,7 @@ export class EngineStep implements IssuerHost {
     const s = this.#s
     while (this.#ready.length > 0) {
       const v = this.#ready.shift() as WaitingVote
-      delete s.waiting[voteKey(v.requestId, v.from)]
+      s.waiting.splice(s.waiting.indexOf(v), 1)
       let choice: string | undefined
       for (const opt of v.options) {
         choice = this.#processingAncestor(opt)

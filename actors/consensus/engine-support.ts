@@ -1,6 +1,6 @@
 /**
  * Pure helpers of the Snowman engine core: the validator weights, the connected-stake gate, the frontier-poll
- * target pick, the chits answer and the waiting-vote key. No state of their own.
+ * target pick and the chits answer. No state of their own.
  */
 import type { BlockTree } from './block-tree.js'
 import type { SnowParams } from './params.js'
@@ -68,6 +68,3 @@ export function chitsFor(tree: BlockTree, acceptedAt: Bounded<string>, requested
       : (preferredAt(tree, requestedHeight) ?? tree.preference)
   return { preferredId: tree.preference, preferredIdAtHeight: atHeight, acceptedId: la.id, acceptedHeight: la.height }
 }
-
-/** The key of a peer's answer to one poll. */
-export const voteKey = (requestId: number, from: string): string => `${requestId}\u0000${from}`

@@ -123,8 +123,8 @@ export interface EngineState {
   polls: PollSet
   /** last request ID used */
   requestId: number
-  /** votes waiting for their blocks, by vote key */
-  waiting: Record<string, WaitingVote>
+  /** votes waiting for their blocks, in registration order (one per poll and peer; most leave within the input) */
+  waiting: WaitingVote[]
   /** queries waiting for the verifications before them, in arrival order */
   deferredQueries: QueryInput[]
   pendingBuild: number

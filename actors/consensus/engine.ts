@@ -46,7 +46,7 @@ export function engineCreate(start: EngineStart): EngineState {
     frontiers: boundedCreate(MAX_KNOWN_FRONTIERS),
     polls: newPollSet(),
     requestId: 0,
-    waiting: {},
+    waiting: [],
     deferredQueries: [],
     pendingBuild: 0,
     building: false,
@@ -85,7 +85,7 @@ export function engineSummary(s: EngineState): EngineSnapshot {
     pendingBuild: s.pendingBuild,
     buildOutstanding: s.building,
     ...issuerSummary(s.issuer),
-    waitingVotes: Object.keys(s.waiting).length,
+    waitingVotes: s.waiting.length,
     deferredQueries: s.deferredQueries.length,
   }
 }
