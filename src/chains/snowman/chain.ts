@@ -171,6 +171,9 @@ export class SnowmanChain {
         attach: (runner) => {
           this.#runner = runner
         },
+        detach: (runner) => {
+          if (this.#runner === runner) this.#runner = undefined
+        },
         now: this.#now,
         random: this.#random,
       },

@@ -57,8 +57,10 @@ export interface EngineIoDeps {
   log: Logger
   /** tx gossip runs with the engine */
   gossiper: { start(): void; stop(): void }
-  /** the chain's inbound query handlers reach the run's runner through this (undefined when it stops) */
-  attach: (runner: EffectRunner | undefined) => void
+  /** the chain's inbound query handlers reach the run's runner while it runs */
+  attach: (runner: EffectRunner) => void
+  /** the run stopped: its runner no longer takes queries */
+  detach: (runner: EffectRunner) => void
   now: () => number
   random: () => number
 }
@@ -145,7 +147,7 @@ export function engineIo(deps: EngineIoDeps, self: AnyActorRef): Observable<Engi
     return merge(of(ready), events, connectivity$, effects$).pipe(
       finalize(() => {
         clearInterval(watch)
-        deps.attach(undefined)
+        deps.detach(runner)
         deps.gossiper.stop()
         builder.stop()
         runner.stop()
