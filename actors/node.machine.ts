@@ -1,8 +1,9 @@
 /**
- * The root of the actor system: spawns the node's profiler, the network actor (parent of the peer sessions), one
- * lifecycle actor per chain and a profiler per chain that has its own admin API, each under a systemId
- * (`profiler`, `network`, `chain:<alias>`, `profiler:<alias>`) so services find them with `system.get(...)`.
- * Pure: the composition root `provide`s the chain, profiler and network logic with their IO slots filled.
+ * The root of the actor system: spawns the node's profiler, the network actor (parent of the peer sessions) and
+ * one lifecycle actor per chain, each under a systemId (`profiler`, `network`, `chain:<alias>`) so services find
+ * them with `system.get(...)`. A chain actor is the parent of its own actors (benchlist, profiler, bootstrapper,
+ * engine: actors/chains/chain.machine.ts). Pure: the composition root `provide`s the chain, profiler and network
+ * logic with their IO slots filled.
  */
 import { assign, enqueueActions, setup } from 'xstate'
 import { type ChainInput, chainMachine } from './chains/chain.machine.js'
@@ -16,8 +17,6 @@ export interface NodeInput {
   /** the network actor's input (peers, uptime) */
   network: NetworkInput
   chains: ChainInput[]
-  /** aliases of the chains that get their own profiler (`profiler:<alias>`, the chain admin API's) */
-  chainProfilers?: string[]
 }
 
 export interface NodeContext {
@@ -27,7 +26,6 @@ export interface NodeContext {
   network: NetworkInput | null
   /** chains with a lifecycle actor, in creation order */
   chains: ChainInput[]
-  chainProfilers: string[]
 }
 
 export type NodeEvent = { type: 'node.createChain'; chain: ChainInput } | { type: 'node.shutdown' }
@@ -41,7 +39,6 @@ export const nodeMachine = setup({
   actors: {
     chain: chainMachine,
     profiler: profilerMachine,
-    chainProfiler: profilerMachine,
     network: networkMachine,
   },
   actions: {
@@ -59,7 +56,6 @@ export const nodeMachine = setup({
     networkId: input.networkId,
     network: input.network,
     chains: input.chains,
-    chainProfilers: input.chainProfilers ?? [],
   }),
   initial: 'running',
   states: {
@@ -71,15 +67,6 @@ export const nodeMachine = setup({
             enqueue.spawnChild('network', { id: 'network', systemId: SystemId.Network, input: context.network })
           }
           enqueue.assign({ network: null })
-        }),
-        enqueueActions(({ enqueue, context }) => {
-          for (const alias of context.chainProfilers) {
-            enqueue.spawnChild('chainProfiler', {
-              id: SystemId.chainProfiler(alias),
-              systemId: SystemId.chainProfiler(alias),
-              input: { label: alias },
-            })
-          }
         }),
         enqueueActions(({ enqueue, context }) => {
           for (const chain of context.chains) enqueue({ type: 'spawnChain', params: chain })

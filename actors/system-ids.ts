@@ -11,4 +11,8 @@ export const SystemId = {
   peer: (nodeId: string) => `peer:${nodeId}`,
   /** a chain's benchlist, `benchlist:<alias>` */
   benchlist: (alias: string) => `benchlist:${alias}`,
+  /** a chain's bootstrapper while it bootstraps, `bootstrapper:<alias>` */
+  bootstrapper: (alias: string) => `bootstrapper:${alias}`,
+  /** a chain's consensus engine in normal operation, `engine:<alias>` */
+  engine: (alias: string) => `engine:${alias}`,
 } as const

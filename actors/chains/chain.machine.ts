@@ -1,17 +1,50 @@
 /**
- * One chain's lifecycle: initializing -> bootstrapping -> normalOp (the reference's chain states).
- * Pure: initialization, bootstrapping and block production are IO slots the composition root provides. With no
- * other validator to learn from, a chain goes straight from initializing to normalOp. In normalOp the chain
- * runs `produceBlocks` (a lone validator builds and accepts blocks as txs arrive; consensus replaces it when
- * there are other validators). `info.isBootstrapped` reads `snapshot.matches('normalOp')`.
+ * One chain's lifecycle: initializing -> bootstrapping -> normalOp (the reference's chain states), and the parent
+ * of the chain's actors, so its lifecycle starts and stops them:
+ *
+ * - `benchlist:<alias>` for the chain's whole life (it decides benching and tells the peer sessions);
+ * - `profiler:<alias>`, the chain admin API's profiler, when the input asks for it;
+ * - `bootstrapper:<alias>` while bootstrapping: its output decides normalOp, or failed when it names an error;
+ * - `engine:<alias>` in normalOp when other validators exist; a lone validator (e.g. `--dev`) runs its
+ *   `produceBlocks` IO slot instead (it builds and accepts blocks as txs arrive).
+ *
+ * With no other validator to learn from, a chain goes straight from initializing to normalOp. The bootstrapper
+ * reports its progress (`chain.bootstrapProgress`), kept in the context. Pure: `initializeChain` and
+ * `produceBlocks` are IO slots, and the children's own IO slots are provided by the composition root with the
+ * children's logic. `info.isBootstrapped` reads `snapshot.matches('normalOp')`. Context is JSON-safe.
  */
-import { assign, emit, setup } from 'xstate'
-import { notProvidedCallback, notProvidedPromise } from '../not-provided.js'
+import { and, assign, emit, enqueueActions, setup } from 'xstate'
+import { bootstrapperMachine, type ChainBootstrapProgress } from '../consensus/bootstrapper.machine.js'
+import { engineMachine } from '../consensus/engine.machine.js'
+import { DEFAULT_SNOW_PARAMS, type SnowParams } from '../consensus/params.js'
+import { notProvidedEventObservable, notProvidedPromise } from '../not-provided.js'
+import type { BenchlistConfig } from '../peers/benchlist.js'
+import { benchlistMachine } from '../peers/benchlist.machine.js'
+import { profilerMachine } from '../profiler/profiler.machine.js'
+import { SystemId } from '../system-ids.js'
 
 export interface ChainInput {
   /** CB58 chain ID */
   chainId: string
   /** primary alias (`C`), or the chain ID string */
+  alias: string
+  /** own NodeID (the engine's `self`) */
+  nodeId: string
+  /** the chain's admin API is on: the chain gets its own profiler, `profiler:<alias>` */
+  profiler?: boolean
+  /** the benchlist's settings (flags, stake cap); the reference's defaults when absent */
+  benchlist?: Partial<BenchlistConfig>
+  /** the Snowman parameters (`--snow-*`); the defaults when absent */
+  snow?: SnowParams
+  /** the engine's frontier-poll tick; its default (100 ms) when absent */
+  frontierPollMs?: number
+  /** `--bootstrap-beacon-connection-timeout` (ms); the bootstrapper's default (1 min) when absent */
+  beaconTimeoutMs?: number
+}
+
+/** What the chain's own IO slots are invoked with: the runtime they serve is found by chain ID. */
+export interface ChainSlotInput {
+  chainId: string
   alias: string
 }
 
@@ -20,27 +53,47 @@ export interface ChainInitResult {
   hasOtherValidators: boolean
 }
 
+export type ChainPhase = ChainBootstrapProgress['phase']
+
 export interface ChainContext extends ChainInput {
   error: string | null
-  /** bootstrap progress as reported by the bootstrapper, JSON-safe */
-  progress: { fetched: number; executed: number } | null
+  /** from initialization: the engine runs in normalOp (else the lone validator's producer) */
+  hasOtherValidators: boolean
+  /** the bootstrapper's last progress report */
+  progress: { phase: ChainPhase; round: number; fetched: number; executed: number } | null
 }
 
+/** The bootstrapper's output (actors/consensus/bootstrapper.types.ts): `error` when it failed. */
 export interface BootstrapOutput {
   executed: number
   error?: string
 }
 
-export type ChainEvent =
-  | { type: 'chain.bootstrapProgress'; fetched: number; executed: number }
-  | { type: 'chain.bootstrapped' }
-  | { type: 'chain.stop' }
+/** A child ended (its output) or failed (its error). */
+type ChildDone = { type: `xstate.done.actor.${string}`; actorId: string; output: unknown }
+type ChildError = { type: `xstate.error.actor.${string}`; actorId: string; error: unknown }
+
+export type ChainEvent = ChainBootstrapProgress | { type: 'chain.stop' } | ChildDone | ChildError
 
 export type ChainEmitted = {
   type: 'chain.stateChanged'
   chainId: string
   state: 'bootstrapping' | 'normalOp' | 'failed' | 'stopped'
 }
+
+/** The ids (and systemIds) of a chain's children. */
+export const chainChildren = (alias: string) => ({
+  benchlist: SystemId.benchlist(alias),
+  profiler: SystemId.chainProfiler(alias),
+  bootstrapper: SystemId.bootstrapper(alias),
+  engine: SystemId.engine(alias),
+  producer: `producer:${alias}`,
+})
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+const bootstrapOutput = (output: unknown): BootstrapOutput =>
+  typeof output === 'object' && output !== null ? (output as BootstrapOutput) : { executed: 0 }
 
 export const chainMachine = setup({
   types: {
@@ -50,23 +103,47 @@ export const chainMachine = setup({
     emitted: {} as ChainEmitted,
   },
   actors: {
-    initializeChain: notProvidedPromise<ChainInitResult, ChainInput>('initializeChain'),
-    /** the chain's bootstrapper (actors/consensus/bootstrapper.machine.ts); its output names an error if it failed */
-    bootstrapChain: notProvidedPromise<BootstrapOutput, ChainInput>('bootstrapChain'),
-    produceBlocks: notProvidedCallback<ChainEvent, ChainInput>('produceBlocks'),
+    initializeChain: notProvidedPromise<ChainInitResult, ChainSlotInput>('initializeChain'),
+    /** a lone validator's block producer: runs while subscribed */
+    produceBlocks: notProvidedEventObservable<ChainEvent, ChainSlotInput>('produceBlocks'),
+    benchlist: benchlistMachine,
+    profiler: profilerMachine,
+    bootstrapper: bootstrapperMachine,
+    engine: engineMachine,
   },
   actions: {
-    announce: emit((_, params: { chainId: string; state: ChainEmitted['state'] }) => ({
+    announce: emit(({ context }, params: { state: ChainEmitted['state'] }) => ({
       type: 'chain.stateChanged' as const,
-      ...params,
+      chainId: context.chainId,
+      state: params.state,
     })),
+    fail: assign((_, params: { error: string }) => ({ error: params.error })),
   },
   guards: {
-    hasOtherValidators: (_, params: { result: ChainInitResult }) => params.result.hasOtherValidators,
+    fromChild: ({ context, event }, params: { child: 'bootstrapper' | 'running' }) => {
+      const ids = chainChildren(context.alias)
+      const actorId = 'actorId' in event ? event.actorId : undefined
+      return params.child === 'bootstrapper'
+        ? actorId === ids.bootstrapper
+        : actorId === ids.engine || actorId === ids.producer
+    },
+    /** the bootstrapper's output names an error */
+    bootstrapFailed: ({ event }) => 'output' in event && typeof bootstrapOutput(event.output).error === 'string',
   },
 }).createMachine({
   id: 'chain',
-  context: ({ input }) => ({ ...input, error: null, progress: null }),
+  context: ({ input }) => ({ ...input, error: null, hasOtherValidators: false, progress: null }),
+  entry: enqueueActions(({ context, enqueue }) => {
+    const ids = chainChildren(context.alias)
+    enqueue.spawnChild('benchlist', {
+      id: ids.benchlist,
+      systemId: ids.benchlist,
+      input: { chainId: context.chainId, ...(context.benchlist === undefined ? {} : { config: context.benchlist }) },
+    })
+    if (context.profiler === true) {
+      enqueue.spawnChild('profiler', { id: ids.profiler, systemId: ids.profiler, input: { label: context.alias } })
+    }
+  }),
   initial: 'initializing',
   on: { 'chain.stop': '.stopped' },
   states: {
@@ -77,64 +154,111 @@ export const chainMachine = setup({
         input: ({ context }) => ({ chainId: context.chainId, alias: context.alias }),
         onDone: [
           {
-            guard: { type: 'hasOtherValidators', params: ({ event }) => ({ result: event.output }) },
+            guard: ({ event }) => event.output.hasOtherValidators,
             target: 'bootstrapping',
+            actions: assign({ hasOtherValidators: true }),
           },
           { target: 'normalOp' },
         ],
         onError: {
           target: 'failed',
-          actions: assign({
-            error: ({ event }) => (event.error instanceof Error ? event.error.message : String(event.error)),
-          }),
+          actions: { type: 'fail', params: ({ event }) => ({ error: errorText(event.error) }) },
         },
       },
     },
     bootstrapping: {
-      entry: {
-        type: 'announce',
-        params: ({ context }) => ({ chainId: context.chainId, state: 'bootstrapping' as const }),
-      },
-      invoke: {
-        id: 'bootstrapChain',
-        src: 'bootstrapChain',
-        input: ({ context }) => ({ chainId: context.chainId, alias: context.alias }),
-        onDone: [
-          {
-            guard: ({ event }) => typeof event.output?.error === 'string',
-            target: 'failed',
-            actions: assign({ error: ({ event }) => event.output?.error ?? null }),
-          },
-          { target: 'normalOp' },
-        ],
-        onError: {
-          target: 'failed',
-          actions: assign({
-            error: ({ event }) => (event.error instanceof Error ? event.error.message : String(event.error)),
-          }),
-        },
-      },
+      entry: [
+        { type: 'announce', params: { state: 'bootstrapping' } },
+        enqueueActions(({ context, enqueue }) => {
+          const id = chainChildren(context.alias).bootstrapper
+          enqueue.spawnChild('bootstrapper', {
+            id,
+            systemId: id,
+            input: {
+              chainId: context.chainId,
+              alias: context.alias,
+              ...(context.beaconTimeoutMs === undefined ? {} : { beaconTimeoutMs: context.beaconTimeoutMs }),
+            },
+          })
+        }),
+      ],
+      exit: enqueueActions(({ context, enqueue }) => enqueue.stopChild(chainChildren(context.alias).bootstrapper)),
       on: {
         'chain.bootstrapProgress': {
-          actions: assign({ progress: ({ event }) => ({ fetched: event.fetched, executed: event.executed }) }),
+          actions: assign({
+            progress: ({ event }) => ({
+              phase: event.phase,
+              round: event.round,
+              fetched: event.fetched,
+              executed: event.executed,
+            }),
+          }),
         },
-        'chain.bootstrapped': 'normalOp',
+        'xstate.done.actor.*': [
+          {
+            guard: and([{ type: 'fromChild', params: { child: 'bootstrapper' as const } }, 'bootstrapFailed']),
+            target: 'failed',
+            actions: {
+              type: 'fail',
+              params: ({ event }) => ({ error: bootstrapOutput('output' in event ? event.output : {}).error ?? '' }),
+            },
+          },
+          { guard: { type: 'fromChild', params: { child: 'bootstrapper' } }, target: 'normalOp' },
+        ],
+        'xstate.error.actor.*': {
+          guard: { type: 'fromChild', params: { child: 'bootstrapper' } },
+          target: 'failed',
+          actions: {
+            type: 'fail',
+            params: ({ event }) => ({ error: errorText('error' in event ? event.error : event) }),
+          },
+        },
       },
     },
     normalOp: {
-      entry: { type: 'announce', params: ({ context }) => ({ chainId: context.chainId, state: 'normalOp' as const }) },
-      invoke: {
-        id: 'produceBlocks',
-        src: 'produceBlocks',
-        input: ({ context }) => ({ chainId: context.chainId, alias: context.alias }),
+      entry: [
+        { type: 'announce', params: { state: 'normalOp' } },
+        enqueueActions(({ context, enqueue }) => {
+          const ids = chainChildren(context.alias)
+          const slot = { chainId: context.chainId, alias: context.alias }
+          if (!context.hasOtherValidators) {
+            enqueue.spawnChild('produceBlocks', { id: ids.producer, input: slot })
+            return
+          }
+          enqueue.spawnChild('engine', {
+            id: ids.engine,
+            systemId: ids.engine,
+            input: {
+              ...slot,
+              self: context.nodeId,
+              params: context.snow ?? DEFAULT_SNOW_PARAMS,
+              ...(context.frontierPollMs === undefined ? {} : { frontierPollMs: context.frontierPollMs }),
+            },
+          })
+        }),
+      ],
+      exit: enqueueActions(({ context, enqueue }) => {
+        const ids = chainChildren(context.alias)
+        enqueue.stopChild(ids.engine)
+        enqueue.stopChild(ids.producer)
+      }),
+      on: {
+        'xstate.error.actor.*': {
+          guard: { type: 'fromChild', params: { child: 'running' } },
+          target: 'failed',
+          actions: {
+            type: 'fail',
+            params: ({ event }) => ({ error: errorText('error' in event ? event.error : event) }),
+          },
+        },
       },
     },
     failed: {
-      entry: { type: 'announce', params: ({ context }) => ({ chainId: context.chainId, state: 'failed' as const }) },
+      entry: { type: 'announce', params: { state: 'failed' } },
     },
     stopped: {
       type: 'final',
-      entry: { type: 'announce', params: ({ context }) => ({ chainId: context.chainId, state: 'stopped' as const }) },
+      entry: { type: 'announce', params: { state: 'stopped' } },
     },
   },
 })

@@ -11,7 +11,7 @@
 
 import { type Ewma, ewmaCreate, ewmaObserve, ewmaValue } from '../peers/ewma.js'
 import { MAX_ANCESTORS_CONTAINERS, MAX_STORED_BLOCKS, RESPONSIVE_PEERS_TARGET } from './bootstrap.js'
-import type { AcceptedRef, EngineBlock } from './types.js'
+import type { AcceptedRef, ParsedBlock } from './types.js'
 
 /** Why an Ancestors answer was refused (the peer counts as failed for that id). */
 export type AncestorsRefusal = 'empty' | 'unparsable' | 'wrong first container'
@@ -37,7 +37,7 @@ export class Fetcher {
   maxHeightSeen: number
   private readonly outstanding = new Map<string, string>()
   private readonly failed = new Map<string, Set<string>>()
-  private readonly byHeight = new Map<number, EngineBlock>()
+  private readonly byHeight = new Map<number, ParsedBlock>()
   private readonly heightOf = new Map<string, number>()
   private readonly skeleton = new Map<number, string>()
   private top: number
@@ -130,7 +130,7 @@ export class Fetcher {
     wanted: string,
     peer: string,
     containers: readonly Uint8Array[],
-    parse: (bytes: Uint8Array) => EngineBlock | undefined,
+    parse: (bytes: Uint8Array) => ParsedBlock | undefined,
   ): AncestorsVerdict {
     if (this.outstanding.get(wanted) !== peer) return { kind: 'unsolicited' }
     this.outstanding.delete(wanted)
@@ -143,7 +143,7 @@ export class Fetcher {
     const first = parse(head)
     if (first === undefined) return refuse('unparsable')
     if (first.id !== wanted) return refuse('wrong first container')
-    const cache = new Map<string, EngineBlock>()
+    const cache = new Map<string, ParsedBlock>()
     const used = containers.slice(1, this.maxContainers)
     for (const bytes of used) {
       const blk = parse(bytes)
@@ -160,7 +160,7 @@ export class Fetcher {
    * accepted height or at a height already stored. A block at the last accepted height other than ours is a
    * conflict (fatal for the caller).
    */
-  process(start: EngineBlock, cache: ReadonlyMap<string, EngineBlock> = new Map()): void {
+  process(start: ParsedBlock, cache: ReadonlyMap<string, ParsedBlock> = new Map()): void {
     let blk = start
     for (;;) {
       this.missing.delete(blk.id)
@@ -184,12 +184,12 @@ export class Fetcher {
   }
 
   /** The stored block at last accepted height + 1, if any. */
-  nextExecutable(): EngineBlock | undefined {
+  nextExecutable(): ParsedBlock | undefined {
     return this.byHeight.get(this.lastAcceptedRef.height + 1)
   }
 
   /** `blk` (the next executable) was executed: it becomes the last accepted and leaves the store. */
-  executed(blk: EngineBlock): void {
+  executed(blk: ParsedBlock): void {
     this.byHeight.delete(blk.height)
     this.heightOf.delete(blk.id)
     this.lastAcceptedRef = { id: blk.id, height: blk.height }
@@ -240,7 +240,7 @@ export class Fetcher {
     this.failed.set(id, set)
   }
 
-  private store(blk: EngineBlock): void {
+  private store(blk: ParsedBlock): void {
     this.byHeight.set(blk.height, blk)
     this.heightOf.set(blk.id, blk.height)
     this.skeleton.delete(blk.height)
@@ -251,7 +251,7 @@ export class Fetcher {
   private evictOverflow(): void {
     while (this.byHeight.size > this.maxStored) {
       while (!this.byHeight.has(this.top)) this.top -= 1
-      const blk = this.byHeight.get(this.top) as EngineBlock
+      const blk = this.byHeight.get(this.top) as ParsedBlock
       this.byHeight.delete(this.top)
       this.heightOf.delete(blk.id)
       this.skeleton.set(blk.height, blk.id)

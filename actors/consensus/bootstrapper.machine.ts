@@ -1,49 +1,47 @@
 /**
- * The bootstrapper of one chain (reference consensus.md 3.2-3.5, 7.2):
+ * The bootstrapper of one chain (reference consensus.md 3.2-3.5, 7.2), `bootstrapper:<alias>`, a child of the
+ * chain actor while it bootstraps:
  * `waitingForStake -> fetchingFrontier -> fetchingAccepted -> fetchingAncestors -> executing -> done`.
  *
- * - waitingForStake: `checkStake` until connected beacon weight >= (3W+3)/4, re-checked on
+ * - waitingForStake: asks `bootstrap.checkStake` until connected beacon weight >= (3W+3)/4, re-checked on
  *   `bootstrap.connectivityChanged` and every `stakeRecheckMs`. An empty beacon set goes straight to executing.
- *   Still waiting after `beaconTimeoutMs` (`--bootstrap-beacon-connection-timeout`, 1 min): the action
- *   `beaconsNotConnected` runs once (emits `bootstrap.beaconsNotConnected`; the chain logs the reference's warning).
- * - fetchingFrontier / fetchingAccepted: one round's GetAcceptedFrontier and GetAccepted (`fetchFrontier`,
- *   `fetchAccepted`); nothing accepted by a majority -> a new round after `roundRetryMs`.
- * - fetchingAncestors: `fetchAncestors` (a callback) fetches down to the last accepted block, reporting progress;
- *   it gets `bootstrap.tick` every `progressIntervalMs` (retries of ids no peer could take).
- * - executing: `executeBlocks` executes the stored blocks in height order. Blocks dropped for memory -> back to
+ *   Still waiting after `beaconTimeoutMs` (`--bootstrap-beacon-connection-timeout`, 1 min): emits
+ *   `bootstrap.beaconsNotConnected` once (the chain's IO logs the reference's warning).
+ * - fetchingFrontier / fetchingAccepted: one round's GetAcceptedFrontier and GetAccepted (`bootstrap.fetchFrontier`,
+ *   `bootstrap.fetchAccepted`); nothing accepted by a majority -> a new round after `roundRetryMs`.
+ * - fetchingAncestors: `bootstrap.fetchAncestors` fetches down to the last accepted block, reporting progress;
+ *   `bootstrap.tick` every `progressIntervalMs` (retries of ids no peer could take).
+ * - executing: `bootstrap.execute` executes the stored blocks in height order. Blocks dropped for memory -> back to
  *   fetchingAncestors (same round); else n > 0 and n < prev/2 -> a new round; else done.
  * - done (final, output `{executed}`); failed (final too: an inconsistency or an IO error, output `{executed, error}`).
  *
- * Pure: the IO is the five slots above (see `bootstrapper.io.ts` for the implementation over `BootstrapIo`);
- * timers are named delays. Emits `bootstrap.progress` at most once per progress interval while fetching or
- * executing and at the end of each round, then `bootstrap.done` (or `bootstrap.failed`). Context is JSON-safe.
+ * Pure: its IO is one slot, `bootstrapIo` (an event Observable, invoked for the actor's life with
+ * `{ chainId, alias, self }`), which carries out the requests the machine emits (`BootstrapRequest`, one at a time)
+ * and answers with events; `bootstrapper.io.ts` implements it over `BootstrapIo`. Timers are named delays. Emits
+ * `bootstrap.progress` at most once per progress interval while fetching or executing and at the end of each round
+ * (and tells the chain's actor, `chain.bootstrapProgress`, when there is one), then `bootstrap.done` (or
+ * `bootstrap.failed`). Context is JSON-safe.
  */
-import { assign, emit, sendTo, setup } from 'xstate'
-import { notProvidedCallback, notProvidedPromise } from '../not-provided.js'
+import { assign, emit, enqueueActions, setup } from 'xstate'
+import { notProvidedEventObservable } from '../not-provided.js'
+import { SystemId } from '../system-ids.js'
 import { shouldStartAnotherRound } from './bootstrap.js'
 import {
-  type AcceptedResult,
+  type BootstrapIoInput,
   type BootstrapProgress,
   type BootstrapperContext,
   type BootstrapperEmitted,
   type BootstrapperEvent,
   type BootstrapperInput,
   type BootstrapperOutput,
-  type BootstrapTick,
+  type ChainBootstrapProgress,
   DEFAULT_BEACON_TIMEOUT_MS,
   DEFAULT_PROGRESS_INTERVAL_MS,
   DEFAULT_ROUND_RETRY_MS,
   DEFAULT_STAKE_RECHECK_MS,
-  type FetchAncestorsInput,
-  type FrontierResult,
-  type StakeStatus,
 } from './bootstrapper.types.js'
 
-export type { BootstrapIo, BootstrapOptions } from './bootstrapper.io.js'
-
 export * from './bootstrapper.types.js'
-
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 /** The progress event for a context (rate over the current phase, up to the latest progress report). */
 export function progressOf(c: BootstrapperContext): BootstrapProgress {
@@ -64,15 +62,6 @@ export function progressOf(c: BootstrapperContext): BootstrapProgress {
 }
 
 /** First timestamp of the phase and of the run, and the latest progress time. */
-/** an IO slot failed: the bootstrap fails with its error */
-const failOnIoError = {
-  target: '#bootstrapper.failed',
-  actions: {
-    type: 'fail' as const,
-    params: ({ event }: { event: { error: unknown } }) => ({ message: errorText(event.error) }),
-  },
-}
-
 const stamp = (c: BootstrapperContext, at: number) => ({
   startedAt: c.startedAt ?? at,
   phaseStartedAt: c.phaseStartedAt ?? at,
@@ -88,11 +77,7 @@ export const bootstrapperMachine = setup({
     output: {} as BootstrapperOutput,
   },
   actors: {
-    checkStake: notProvidedPromise<StakeStatus>('checkStake'),
-    fetchFrontier: notProvidedPromise<FrontierResult, { round: number }>('fetchFrontier'),
-    fetchAccepted: notProvidedPromise<AcceptedResult, { round: number; candidates: string[] }>('fetchAccepted'),
-    fetchAncestors: notProvidedCallback<BootstrapTick, FetchAncestorsInput>('fetchAncestors'),
-    executeBlocks: notProvidedCallback<BootstrapTick, { round: number }>('executeBlocks'),
+    bootstrapIo: notProvidedEventObservable<BootstrapperEvent, BootstrapIoInput>('bootstrapIo'),
   },
   delays: {
     stakeRecheck: ({ context }) => context.stakeRecheckMs,
@@ -101,7 +86,21 @@ export const bootstrapperMachine = setup({
     progressInterval: ({ context }) => context.progressIntervalMs,
   },
   actions: {
-    emitProgress: emit(({ context }) => progressOf(context)),
+    /** the progress event; the chain's actor, when it exists, keeps the counts */
+    emitProgress: enqueueActions(({ context, system, enqueue }) => {
+      const progress = progressOf(context)
+      enqueue.emit(progress)
+      const chain = context.alias === null ? undefined : system.get(SystemId.chain(context.alias))
+      if (chain === undefined) return
+      const report: ChainBootstrapProgress = {
+        type: 'chain.bootstrapProgress',
+        phase: progress.phase,
+        round: progress.round,
+        fetched: progress.fetched,
+        executed: progress.executed,
+      }
+      enqueue.sendTo(chain, report)
+    }),
     beaconsNotConnected: emit(({ context }) => ({
       type: 'bootstrap.beaconsNotConnected' as const,
       waitedMs: context.beaconTimeoutMs,
@@ -125,6 +124,8 @@ export const bootstrapperMachine = setup({
 }).createMachine({
   id: 'bootstrapper',
   context: ({ input }) => ({
+    chainId: input?.chainId ?? null,
+    alias: input?.alias ?? null,
     phase: 'waitingForStake',
     round: 0,
     fetched: 0,
@@ -145,6 +146,13 @@ export const bootstrapperMachine = setup({
     roundRetryMs: input?.roundRetryMs ?? DEFAULT_ROUND_RETRY_MS,
     progressIntervalMs: input?.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
   }),
+  invoke: {
+    src: 'bootstrapIo',
+    input: ({ context, self }) => ({ chainId: context.chainId, alias: context.alias, self }),
+  },
+  on: {
+    'bootstrap.failed': { target: '.failed', actions: { type: 'fail', params: ({ event }) => event } },
+  },
   initial: 'waitingForStake',
   states: {
     waitingForStake: {
@@ -153,22 +161,21 @@ export const bootstrapperMachine = setup({
       initial: 'checking',
       states: {
         checking: {
-          invoke: {
-            src: 'checkStake',
-            onDone: [
+          entry: emit({ type: 'bootstrap.checkStake' as const }),
+          on: {
+            'bootstrap.stake': [
               {
-                guard: ({ event }) => event.output.noBeacons,
+                guard: ({ event }) => event.noBeacons,
                 target: '#bootstrapper.executing',
-                actions: assign(({ context, event }) => ({ startedAt: context.startedAt ?? event.output.at })),
+                actions: assign(({ context, event }) => ({ startedAt: context.startedAt ?? event.at })),
               },
               {
-                guard: ({ event }) => event.output.ready,
+                guard: ({ event }) => event.ready,
                 target: '#bootstrapper.fetchingFrontier',
-                actions: assign(({ context, event }) => ({ startedAt: context.startedAt ?? event.output.at })),
+                actions: assign(({ context, event }) => ({ startedAt: context.startedAt ?? event.at })),
               },
               { target: 'waiting' },
             ],
-            onError: failOnIoError,
           },
         },
         waiting: {
@@ -182,18 +189,18 @@ export const bootstrapperMachine = setup({
       initial: 'requesting',
       states: {
         requesting: {
-          entry: assign(({ context }) => ({ round: context.round + 1, candidates: [], accepted: [] })),
-          invoke: {
-            src: 'fetchFrontier',
-            input: ({ context }) => ({ round: context.round }),
-            onDone: [
-              { guard: ({ event }) => event.output.candidates.length === 0, target: 'pausing' },
+          entry: [
+            assign(({ context }) => ({ round: context.round + 1, candidates: [], accepted: [] })),
+            emit(({ context }) => ({ type: 'bootstrap.fetchFrontier' as const, round: context.round })),
+          ],
+          on: {
+            'bootstrap.frontier': [
+              { guard: ({ event }) => event.candidates.length === 0, target: 'pausing' },
               {
                 target: '#bootstrapper.fetchingAccepted',
-                actions: assign({ candidates: ({ event }) => [...event.output.candidates] }),
+                actions: assign({ candidates: ({ event }) => [...event.candidates] }),
               },
             ],
-            onError: failOnIoError,
           },
         },
         pausing: {
@@ -202,31 +209,34 @@ export const bootstrapperMachine = setup({
       },
     },
     fetchingAccepted: {
-      entry: assign({ phase: 'fetchingAccepted' }),
-      invoke: {
-        src: 'fetchAccepted',
-        input: ({ context }) => ({ round: context.round, candidates: context.candidates }),
-        onDone: [
-          { guard: ({ event }) => event.output.accepted.length === 0, target: 'fetchingFrontier.pausing' },
+      entry: [
+        assign({ phase: 'fetchingAccepted' }),
+        emit(({ context }) => ({
+          type: 'bootstrap.fetchAccepted' as const,
+          round: context.round,
+          candidates: context.candidates,
+        })),
+      ],
+      on: {
+        'bootstrap.acceptedIds': [
+          { guard: ({ event }) => event.accepted.length === 0, target: 'fetchingFrontier.pausing' },
           {
             target: 'fetchingAncestors',
-            actions: assign({ accepted: ({ event }) => [...event.output.accepted] }),
+            actions: assign({ accepted: ({ event }) => [...event.accepted] }),
           },
         ],
-        onError: failOnIoError,
       },
     },
     fetchingAncestors: {
-      entry: 'enterFetching',
-      invoke: {
-        id: 'fetchAncestors',
-        src: 'fetchAncestors',
-        input: ({ context }) => ({
+      entry: [
+        'enterFetching',
+        emit(({ context }) => ({
+          type: 'bootstrap.fetchAncestors' as const,
           round: context.round,
           accepted: context.accepted,
           resume: context.accepted.length === 0,
-        }),
-      },
+        })),
+      ],
       on: {
         'bootstrap.fetchProgress': {
           actions: assign(({ context, event }) => ({
@@ -237,7 +247,6 @@ export const bootstrapperMachine = setup({
           })),
         },
         'bootstrap.fetchDone': { target: 'executing', actions: assign({ missing: 0 }) },
-        'bootstrap.failed': { target: 'failed', actions: { type: 'fail', params: ({ event }) => event } },
       },
       initial: 'ticking',
       states: {
@@ -246,15 +255,14 @@ export const bootstrapperMachine = setup({
             progressInterval: {
               target: 'ticking',
               reenter: true,
-              actions: ['emitProgress', sendTo('fetchAncestors', { type: 'bootstrap.tick' })],
+              actions: ['emitProgress', emit({ type: 'bootstrap.tick' as const })],
             },
           },
         },
       },
     },
     executing: {
-      entry: 'enterExecuting',
-      invoke: { id: 'executeBlocks', src: 'executeBlocks', input: ({ context }) => ({ round: context.round }) },
+      entry: ['enterExecuting', emit(({ context }) => ({ type: 'bootstrap.execute' as const, round: context.round }))],
       on: {
         'bootstrap.executeProgress': {
           actions: assign(({ context, event }) => ({
@@ -282,7 +290,6 @@ export const bootstrapperMachine = setup({
           },
           { target: 'done', actions: 'emitProgress' },
         ],
-        'bootstrap.failed': { target: 'failed', actions: { type: 'fail', params: ({ event }) => event } },
       },
       initial: 'ticking',
       states: {

@@ -1,7 +1,10 @@
 /**
- * The bootstrapper machine's types (bootstrapper.machine.ts): its phases, input, context, output, the events its
- * IO slots answer with, what it emits, and its default timings.
+ * The bootstrapper machine's types (bootstrapper.machine.ts), shared with its IO (bootstrapper.io.ts): its phases,
+ * input, context, output, the requests it emits to its IO slot and the events the slot answers with, what else it
+ * emits, and its default timings.
  */
+import type { AnyActorRef } from 'xstate'
+import type { AcceptedRef, ParsedBlock, Weighted } from './types.js'
 
 export type BootstrapPhase =
   | 'waitingForStake'
@@ -19,6 +22,9 @@ export interface BootstrapperOutput {
 }
 
 export interface BootstrapperInput {
+  /** the chain (CB58 ID and primary alias); progress goes to its actor (`chain:<alias>`) when it exists */
+  chainId?: string
+  alias?: string
   stakeRecheckMs?: number
   /** how long waiting for stake goes before the one warning; DEFAULT_BEACON_TIMEOUT_MS */
   beaconTimeoutMs?: number
@@ -27,6 +33,8 @@ export interface BootstrapperInput {
 }
 
 export interface BootstrapperContext {
+  chainId: string | null
+  alias: string | null
   phase: BootstrapPhase
   /** rounds started (the first frontier request is round 1) */
   round: number
@@ -56,41 +64,66 @@ export interface BootstrapperContext {
   progressIntervalMs: number
 }
 
-export interface StakeStatus {
-  /** connected beacon weight >= the start threshold */
-  ready: boolean
-  /** the beacon set is empty (or has no weight) */
-  noBeacons: boolean
-  at: number
+/** The IO a bootstrap run works over (the chain's runtime supplies it; bootstrapper.io.ts uses it). */
+export interface BootstrapIo {
+  self: string
+  /** validators of the chain (self included if a validator) */
+  beacons(): readonly Weighted[]
+  /** connected beacon weight, self counted */
+  connectedWeight(): bigint
+  lastAccepted(): AcceptedRef
+  /** the peer's last accepted id; rejects on failure/timeout */
+  getAcceptedFrontier(nodeId: string): Promise<string>
+  getAccepted(nodeId: string, ids: string[]): Promise<string[]>
+  /** containers newest first */
+  getAncestors(nodeId: string, id: string): Promise<Uint8Array[]>
+  parse(bytes: Uint8Array): ParsedBlock | undefined
+  /** already accepted locally */
+  has(id: string): Promise<boolean>
+  /** verify + accept one block (parent already accepted); throws = fatal */
+  execute(block: ParsedBlock): Promise<void>
+  random(): number
+  now(): number
 }
 
-export interface FrontierResult {
-  candidates: string[]
-  at: number
+/** What the `bootstrapIo` slot is invoked with. */
+export interface BootstrapIoInput {
+  chainId: string | null
+  alias: string | null
+  /** the bootstrapper actor: the IO listens to its emitted requests */
+  self: AnyActorRef
 }
 
-export interface AcceptedResult {
-  accepted: string[]
-  at: number
-}
-
-export interface FetchAncestorsInput {
-  round: number
-  /** the accepted ids to sync to; empty with `resume` to fetch again the blocks dropped for memory */
-  accepted: string[]
-  resume: boolean
-}
+/** The requests the bootstrapper emits; its IO answers each with the events below. */
+export type BootstrapRequest =
+  /** answered by `bootstrap.stake` */
+  | { type: 'bootstrap.checkStake' }
+  /** one round's GetAcceptedFrontier; answered by `bootstrap.frontier` */
+  | { type: 'bootstrap.fetchFrontier'; round: number }
+  /** one round's GetAccepted; answered by `bootstrap.acceptedIds` */
+  | { type: 'bootstrap.fetchAccepted'; round: number; candidates: string[] }
+  /**
+   * fetch down to the last accepted block: `accepted` are the ids to sync to, empty with `resume` to fetch again
+   * the blocks dropped for memory; answered by `bootstrap.fetchProgress`... then `bootstrap.fetchDone`
+   */
+  | { type: 'bootstrap.fetchAncestors'; round: number; accepted: string[]; resume: boolean }
+  /** every progress interval while fetching: retry the ids no peer could take */
+  | { type: 'bootstrap.tick' }
+  /** execute the fetched blocks in height order; answered by `bootstrap.executeProgress`... then `bootstrap.executed` */
+  | { type: 'bootstrap.execute'; round: number }
 
 export type BootstrapperEvent =
   | { type: 'bootstrap.connectivityChanged' }
+  /** `ready`: connected beacon weight >= the start threshold; `noBeacons`: the set is empty (or has no weight) */
+  | { type: 'bootstrap.stake'; ready: boolean; noBeacons: boolean; at: number }
+  | { type: 'bootstrap.frontier'; round: number; candidates: string[]; at: number }
+  | { type: 'bootstrap.acceptedIds'; round: number; accepted: string[]; at: number }
   | { type: 'bootstrap.fetchProgress'; fetched: number; missing: number; remaining: number; at: number }
   | { type: 'bootstrap.fetchDone'; at: number }
   | { type: 'bootstrap.executeProgress'; executed: number; remaining: number; at: number }
   | { type: 'bootstrap.executed'; more: boolean; at: number }
+  /** an inconsistency or an IO error: the bootstrap fails */
   | { type: 'bootstrap.failed'; message: string }
-
-/** Sent to the fetchAncestors child every progress interval. */
-export type BootstrapTick = { type: 'bootstrap.tick' }
 
 export type BootstrapProgress = {
   type: 'bootstrap.progress'
@@ -103,7 +136,17 @@ export type BootstrapProgress = {
   etaSeconds: number | null
 }
 
+/** What the bootstrapper tells its chain's actor at every progress report (JSON-safe; the chain keeps it). */
+export interface ChainBootstrapProgress {
+  type: 'chain.bootstrapProgress'
+  phase: BootstrapPhase
+  round: number
+  fetched: number
+  executed: number
+}
+
 export type BootstrapperEmitted =
+  | BootstrapRequest
   | BootstrapProgress
   | { type: 'bootstrap.done'; executed: number }
   | { type: 'bootstrap.failed'; message: string }

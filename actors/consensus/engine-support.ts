@@ -1,11 +1,15 @@
 /**
- * Pure helpers of the Snowman engine core: the connected-stake gate, the frontier-poll target pick, the
- * chits answer and the waiting-vote record. No state of their own.
+ * Pure helpers of the Snowman engine core: the validator weights, the connected-stake gate, the frontier-poll
+ * target pick and the chits answer. No state of their own.
  */
 import type { BlockTree } from './block-tree.js'
-import type { BoundedMap } from './engine-types.js'
 import type { SnowParams } from './params.js'
-import type { Chits, Weighted } from './types.js'
+import { type Bounded, boundedGet } from './records.js'
+import type { Chits, ValidatorStake, Weighted } from './types.js'
+
+/** The validator set with bigint weights, as sampling needs them. */
+export const weightsOf = (validators: readonly ValidatorStake[]): Weighted[] =>
+  validators.map((v) => ({ nodeId: v.nodeId, weight: BigInt(v.weight) }))
 
 /** Queries are skipped while connected stake / total stake < αc/K (self counts as connected). */
 export function enoughConnectedStake(
@@ -56,23 +60,11 @@ export function preferredAt(tree: BlockTree, height: number): string | undefined
  * one at or below the last accepted height, else the preferred chain's, falling back to last accepted /
  * preference), and the last accepted block.
  */
-export function chitsFor(tree: BlockTree, acceptedAt: BoundedMap<number, string>, requestedHeight: number): Chits {
+export function chitsFor(tree: BlockTree, acceptedAt: Bounded<string>, requestedHeight: number): Chits {
   const la = tree.lastAccepted
   const atHeight =
     requestedHeight <= la.height
-      ? (acceptedAt.get(requestedHeight) ?? la.id)
+      ? (boundedGet(acceptedAt, String(requestedHeight)) ?? la.id)
       : (preferredAt(tree, requestedHeight) ?? tree.preference)
   return { preferredId: tree.preference, preferredIdAtHeight: atHeight, acceptedId: la.id, acceptedHeight: la.height }
 }
-
-/** Chits whose vote waits until the named blocks are issued or abandoned. */
-export interface WaitingVote {
-  requestId: number
-  from: string
-  /** candidates in order: [preferredId, preferredIdAtHeight] (one if equal); empty = drop */
-  options: string[]
-  /** block IDs still pending or being fetched */
-  deps: Set<string>
-}
-
-export const voteKey = (requestId: number, from: string): string => `${requestId}\u0000${from}`

@@ -1,38 +1,35 @@
 /**
- * The Snowman engine core's contract: its dependencies, inputs, effects, JSON-safe snapshot and bounds.
- * The IO layer (composition root) feeds `EngineInput`s and executes `EngineEffect`s in order.
+ * The Snowman engine core's contract: its JSON-safe state, inputs, effects, summary and bounds. The IO layer feeds
+ * `EngineInput`s (containers already parsed: blocks travel as `EngineBlock`s without bytes) and carries out the
+ * `EngineEffect`s in order. Every field of `EngineState` is plain data (records, arrays, numbers, strings), so the
+ * state can live in actor context; the core updates it in place within one input.
  */
+import type { BlockTree } from './block-tree.js'
 import type { SnowParams } from './params.js'
-import type { AcceptedRef, Chits, EngineBlock, Weighted } from './types.js'
-
-export interface EngineDeps {
-  params: SnowParams
-  /** own NodeID (it is one of the validators, or not) */
-  self: string
-  /** the chain's validator set (stake weights) */
-  validators: () => readonly Weighted[]
-  /** self counts as connected; benched peers count as not connected */
-  isConnected: (nodeId: string) => boolean
-  /** sync parse, no verification; undefined = unparsable */
-  parse: (bytes: Uint8Array) => EngineBlock | undefined
-  /** [0,1), seeded in tests */
-  random: () => number
-}
+import type { PollSet } from './poll.js'
+import type { Bounded, Sized } from './records.js'
+import type { AcceptedRef, Chits, EngineBlock, ValidatorStake } from './types.js'
 
 export type EngineInput =
-  /** a PushQuery (container) or PullQuery (blockId) from `from`; inboundId is echoed in the 'chits' effect */
+  /**
+   * A PushQuery (its container parsed into `block`; neither `block` nor `blockId` when it did not parse) or a
+   * PullQuery (`blockId`) from `from`; inboundId is echoed in the 'chits' effect
+   */
   | {
       type: 'query'
       from: string
       inboundId: number
-      container?: Uint8Array
+      block?: EngineBlock
       blockId?: string
       requestedHeight: number
     }
   | { type: 'chits'; from: string; requestId: number; chits: Chits }
   | { type: 'queryFailed'; from: string; requestId: number }
-  /** answer to our 'get'; `blockId` (optional) is the ID that was asked for: a mismatch then counts as a failure */
-  | { type: 'put'; from: string; container: Uint8Array; blockId?: string }
+  /**
+   * answer to our 'get': the container parsed into `block` (absent when it did not parse); `blockId` (optional) is
+   * the ID that was asked for: a mismatch then counts as a failure
+   */
+  | { type: 'put'; from: string; block?: EngineBlock; blockId?: string }
   | { type: 'getFailed'; from: string; blockId: string }
   /** answer to our 'verify' effect */
   | { type: 'verified'; blockId: string; ok: boolean }
@@ -43,8 +40,10 @@ export type EngineInput =
   | { type: 'pendingTxs' }
   /** every 100 ms (frontier poll / repoll) */
   | { type: 'tick' }
-  /** a peer connected/disconnected/(un)benched */
-  | { type: 'connectivityChanged' }
+  /** the peers connected and not benched on this chain changed (self always counts as connected) */
+  | { type: 'connectivityChanged'; connected: string[] }
+  /** the chain's validator set changed (weights as decimal strings) */
+  | { type: 'validatorsChanged'; validators: ValidatorStake[] }
 
 export type EngineEffect =
   /** ALWAYS emitted first for a query */
@@ -52,7 +51,8 @@ export type EngineEffect =
   /**
    * `to` = distinct NodeIDs (may include self: the IO layer loops self-queries back as a 'query' input and the
    * answer back as 'chits'); every target later gets exactly one 'chits' or 'queryFailed' from the IO layer,
-   * EXCEPT frontier pull queries, which use requestId 0 and are not registered as polls.
+   * EXCEPT frontier pull queries, which use requestId 0 and are not registered as polls. A push query's block is
+   * one this node built: the IO layer holds its bytes.
    */
   | { type: 'pushQuery'; to: string[]; requestId: number; block: EngineBlock; requestedHeight: number }
   | { type: 'pullQuery'; to: string[]; requestId: number; blockId: string; requestedHeight: number }
@@ -66,6 +66,83 @@ export type EngineEffect =
   | { type: 'accept'; blockId: string }
   | { type: 'reject'; blockId: string }
   | { type: 'setPreference'; blockId: string }
+
+export type QueryInput = Extract<EngineInput, { type: 'query' }>
+
+/** A block issued but not yet in the tree. */
+export interface PendingBlock {
+  block: EngineBlock
+  /** a 'verify' effect is out for it (its parent is in the tree) */
+  verifying: boolean
+}
+
+/** The issuance pipeline's state (engine-issuer.ts). */
+export interface IssuerState {
+  pending: Sized<PendingBlock>
+  /** parent ID -> pending children waiting for it, in arrival order */
+  dependents: Record<string, string[]>
+  /** blocks that failed verification, kept to bubble votes */
+  unverified: Bounded<EngineBlock>
+  /** block ID -> peer asked */
+  gets: Sized<string>
+  /** blocks whose 'verify' effect is out */
+  verifying: number
+}
+
+/** Chits whose vote waits until the named blocks are issued or abandoned. */
+export interface WaitingVote {
+  requestId: number
+  from: string
+  /** candidates in order: [preferredId, preferredIdAtHeight] (one if equal); empty = drop */
+  options: string[]
+  /** block IDs still pending or being fetched */
+  deps: string[]
+}
+
+/** The whole engine core: plain data, JSON-safe. */
+export interface EngineState {
+  params: SnowParams
+  /** own NodeID (it is one of the validators, or not) */
+  self: string
+  /** the chain's validator set */
+  validators: ValidatorStake[]
+  /** peers connected and not benched on this chain (self counts as connected without being listed) */
+  connected: Record<string, true>
+  /** the seeded PRNG's state (prng.ts) */
+  rng: number
+  tree: BlockTree
+  /** processing blocks (the tree's nodes other than the last accepted) */
+  processing: Record<string, EngineBlock>
+  issuer: IssuerState
+  /** recent accepted heights (decimal keys) -> block ID */
+  acceptedAt: Bounded<string>
+  /** recent accepted block IDs -> height */
+  acceptedIds: Bounded<number>
+  /** peers' last accepted blocks, from their chits */
+  frontiers: Bounded<AcceptedRef>
+  polls: PollSet
+  /** last request ID used */
+  requestId: number
+  /** votes waiting for their blocks, in registration order (one per poll and peer; most leave within the input) */
+  waiting: WaitingVote[]
+  /** queries waiting for the verifications before them, in arrival order */
+  deferredQueries: QueryInput[]
+  pendingBuild: number
+  building: boolean
+  /** the preference last told to the VM */
+  vmPreference: string
+}
+
+/** What the core starts from. */
+export interface EngineStart {
+  params: SnowParams
+  self: string
+  lastAccepted: AcceptedRef
+  validators: ValidatorStake[]
+  connected: string[]
+  /** the PRNG's seed */
+  seed: number
+}
 
 /** JSON-safe summary for dev tools and logs. */
 export interface EngineSnapshot {
@@ -103,30 +180,3 @@ export const ACCEPTED_RING_SIZE = 1024
 export const MAX_KNOWN_FRONTIERS = 4096
 /** Longest walk up through known-but-unissued blocks when looking for a processing ancestor. */
 export const MAX_ANCESTOR_WALK = 1024
-
-/** A Map that forgets its oldest entry beyond `cap` (insertion order; re-setting a key refreshes it). */
-export class BoundedMap<K, V> {
-  readonly #map = new Map<K, V>()
-  constructor(readonly cap: number) {}
-  get size(): number {
-    return this.#map.size
-  }
-  get(key: K): V | undefined {
-    return this.#map.get(key)
-  }
-  has(key: K): boolean {
-    return this.#map.has(key)
-  }
-  set(key: K, value: V): void {
-    this.#map.delete(key)
-    this.#map.set(key, value)
-    while (this.#map.size > this.cap) {
-      const oldest = this.#map.keys().next()
-      if (oldest.done) break
-      this.#map.delete(oldest.value)
-    }
-  }
-  delete(key: K): void {
-    this.#map.delete(key)
-  }
-}

@@ -4,14 +4,20 @@
  * Pure types: no IO here.
  */
 
-/** A parsed (not yet verified) block as consensus sees it. */
+/**
+ * A parsed (not yet verified) block as the engine sees it: its place in the chain, never its bytes (the IO layer
+ * parses containers before they reach the engine and keeps the bytes by block ID).
+ */
 export interface EngineBlock {
   id: string
   parentId: string
   height: number
   /** proposer timestamp, unix ms */
   timestampMs: number
-  /** the container as it travels on the wire (for the C chain: the signed envelope) */
+}
+
+/** A parsed container: the block and its bytes as they travel on the wire (for the C chain: the signed envelope). */
+export interface ParsedBlock extends EngineBlock {
   bytes: Uint8Array
 }
 
@@ -26,6 +32,12 @@ export interface Chits {
 export interface Weighted {
   nodeId: string
   weight: bigint
+}
+
+/** A validator's stake as JSON-safe data (actor context, events): the weight as a decimal string. */
+export interface ValidatorStake {
+  nodeId: string
+  weight: string
 }
 
 /** The last accepted block. */

@@ -1,10 +1,13 @@
 /**
- * One chain's benchlist as an actor (`benchlist:<alias>`): wraps `benchlistReducer` and emits `bench.changed`
- * for every node benched or unbenched, which src/ turns into `session.benched` for the peer's session and a
- * Disconnected/Connected for the chain. Time arrives in the events; src/ sends `bench.tick` when the earliest
- * bench runs out (`nextBenchExpiry`), and `isBenched` with a `now` already ignores an expired bench.
+ * One chain's benchlist as an actor (`benchlist:<alias>`, a child of the chain actor for the chain's whole life):
+ * wraps `benchlistReducer`. It decides benching and tells the peer's session itself: for every node benched or
+ * unbenched it sends `session.benched` to `peer:<NodeID>` when that session exists, and emits `bench.changed`
+ * (src/ logs it; the chain's engine IO hears it as a connectivity change). Time arrives in the events; src/ sends
+ * `bench.tick` when the earliest bench runs out (`nextBenchExpiry`), and `isBenched` with a `now` already ignores
+ * an expired bench.
  */
 import { enqueueActions, setup } from 'xstate'
+import { SystemId } from '../system-ids.js'
 import {
   type BenchChange,
   type BenchlistConfig,
@@ -34,6 +37,13 @@ export type BenchlistMachineEvent =
 
 export type BenchlistEmitted = { type: 'bench.changed'; chainId: string } & BenchChange
 
+/** What the benchlist tells a peer's session (actors/peers/peer-session.types.ts). */
+export interface SessionBenched {
+  type: 'session.benched'
+  chainId: string
+  benched: boolean
+}
+
 const toReducerEvent = (e: BenchlistMachineEvent) => {
   switch (e.type) {
     case 'bench.success':
@@ -55,11 +65,16 @@ export const benchlistMachine = setup({
     emitted: {} as BenchlistEmitted,
   },
   actions: {
-    /** run the reducer; store the new state and announce each change */
-    reduce: enqueueActions(({ context, event, enqueue }) => {
+    /** run the reducer; store the new state, tell each change to the peer's session (if any) and announce it */
+    reduce: enqueueActions(({ context, event, enqueue, system }) => {
       const { state, changes } = benchlistReducer(context.bench, toReducerEvent(event))
       if (state !== context.bench) enqueue.assign({ bench: state })
       for (const c of changes) {
+        const session = system.get(SystemId.peer(c.nodeId))
+        if (session !== undefined) {
+          const told: SessionBenched = { type: 'session.benched', chainId: context.chainId, benched: c.benched }
+          enqueue.sendTo(session, told)
+        }
         enqueue.emit({ type: 'bench.changed', chainId: context.chainId, nodeId: c.nodeId, benched: c.benched })
       }
     }),

@@ -101,7 +101,7 @@ export class Network {
     const connections = new Connections(now)
     this.connections = connections
     this.#uptime = new UptimeStore(o.db, log)
-    this.#benching = new Benching(o, now)
+    this.#benching = new Benching(o, now, log)
     const services = () => this.#hostOrThrow().services
     this.#dialer = new Dialer({
       selfNodeId,
@@ -223,13 +223,13 @@ export class Network {
         log.info('peer connected', { nodeID: e.nodeId, ip: c?.remoteAddr, publicIP: c?.publicIp, version: c?.version })
         this.#dialer.connected(e.nodeId)
         this.#peerEvents$.next({ type: 'connected', nodeId: e.nodeId, at: e.at })
-        this.#benching.validatorsMaybeChanged(e.at)
+        this.#benching.validatorsMaybeChanged()
         return
       }
       case 'peer.disconnected':
         log.info('peer disconnected', { nodeID: e.nodeId, reason: e.reason })
         this.#peerEvents$.next({ type: 'disconnected', nodeId: e.nodeId, at: e.at, reason: e.reason })
-        this.#benching.validatorsMaybeChanged(e.at)
+        this.#benching.validatorsMaybeChanged()
         return
       case 'session.ended': {
         const io = this.connections.get(e.connId)

@@ -3,8 +3,9 @@
  * the network-wide adaptive timeout; a response feeds the timeout's latency average and counts as a success on the
  * chain's benchlist, a timeout feeds the full timeout and counts as a failure (app requests never count; Get -> Put
  * never feeds the timeout, `observeLatency: false`). A request
- * to a peer benched on that chain fails at once. The benchlists are the per-chain actors (`benchlist:<alias>`);
- * the tracker schedules their expiry ticks.
+ * to a peer benched on that chain fails at once. The benchlists are the per-chain actors (`benchlist:<alias>`,
+ * children of the chain actors), looked up through the actor system by chain ID (`benchlist`); the tracker
+ * schedules their expiry ticks.
  */
 import {
   type AdaptiveTimeoutConfig,
@@ -27,7 +28,7 @@ export interface BenchlistRef {
 export interface RequestTrackerDeps {
   /** ms clock */
   now: () => number
-  /** the benchlist of a chain (by chain ID), if the chain has one */
+  /** the benchlist actor of a chain (by chain ID), if it runs: looked up on every use */
   benchlist: (chainId: string) => BenchlistRef | undefined
   /** stake weight of a validator (0 for non-validators: they are not tracked) */
   weight: (nodeId: string) => number

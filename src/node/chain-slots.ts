@@ -1,55 +1,68 @@
 /**
- * The IO slots of the chain lifecycle machine. Initialization asks the validator set whether anyone else
- * validates: with nobody to learn from, a chain goes straight to normal operation and a lone validator produces
- * its own blocks. Otherwise the chain's bootstrapper actor runs (`bootstrapChain`), and normal operation runs the
- * Snowman engine with its block builder and tx gossip (`produceBlocks`).
+ * The chain actor's logic with its IO slots filled, shared by every chain: each slot finds its chain's runtime by
+ * chain ID in the registry the composition root fills (chain-runtimes.ts). Initialization asks whether anyone else
+ * validates: with nobody to learn from, a chain goes straight to normal operation and a lone validator produces its
+ * own blocks (`produceBlocks`, running while the chain is in normalOp). Otherwise the chain's bootstrapper runs
+ * (`bootstrapIo`), then its engine (`engineIo`), both IO of the chain's Snowman runtime (src/chains/snowman/).
  */
-import { createActor, fromCallback, fromPromise, waitFor } from 'xstate'
-import type { BootstrapOutput, ChainEvent, ChainInitResult, ChainInput } from '../../actors/chains/chain.machine.js'
-import type { SnowmanChain } from '../chains/snowman/chain.js'
-import type { Logger } from '../log/logger.js'
-import type { ValidatorSet } from '../network/validators.js'
+import { Observable, throwError } from 'rxjs'
+import { fromEventObservable, fromPromise } from 'xstate'
+import {
+  type ChainEvent,
+  type ChainInitResult,
+  type ChainSlotInput,
+  chainMachine,
+} from '../../actors/chains/chain.machine.js'
+import {
+  type BootstrapIoInput,
+  type BootstrapperEvent,
+  bootstrapperMachine,
+} from '../../actors/consensus/bootstrapper.machine.js'
+import { type EngineIoInput, type EngineMachineEvent, engineMachine } from '../../actors/consensus/engine.machine.js'
+import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
+import type { ProfilerImplementation } from '../profiling/profiler.impl.js'
+import type { ChainRuntimes } from './chain-runtimes.js'
 
-export function chainSlots(deps: {
-  validators: ValidatorSet
-  log: (alias: string) => Logger
-  /** starts a chain's block producer (a lone validator's); returns its stop, or undefined if the chain has none */
-  startProducer: (alias: string) => (() => void) | undefined
-  /** the chain's consensus on the peer network, if it has one (set once the network is up) */
-  snowman: (alias: string) => SnowmanChain | undefined
-  /** resolves once the network and the chains' consensus exist */
-  ready: Promise<void>
-}) {
-  return {
-    initializeChain: fromPromise<ChainInitResult, ChainInput>(async ({ input }) => {
-      await deps.ready
-      const hasOtherValidators = deps.validators.hasOtherValidators()
-      deps.log(input.alias).info('chain initialized', { chainId: input.chainId, hasOtherValidators })
-      return { hasOtherValidators }
-    }),
-    /** runs the chain's bootstrapper actor (its own root in dev tools: `bootstrapper:<alias>`) */
-    bootstrapChain: fromPromise<BootstrapOutput, ChainInput>(async ({ input, signal }) => {
-      const chain = deps.snowman(input.alias)
-      if (chain === undefined) return { executed: 0 }
-      return runBootstrapper(chain, signal)
-    }),
-    produceBlocks: fromCallback<ChainEvent, ChainInput>(({ input }) => {
-      const chain = deps.validators.hasOtherValidators() ? deps.snowman(input.alias) : undefined
-      if (chain !== undefined) return chain.startConsensus()
-      return deps.startProducer(input.alias)
-    }),
-  }
+export interface ChainLogicDeps {
+  runtimes: ChainRuntimes
+  /** the chain admin API's profiler IO (`profiler:<alias>`) */
+  profiler: ProfilerImplementation
 }
 
-/** Runs the chain's bootstrapper actor to its end; stopping the chain (abort) stops it. */
-async function runBootstrapper(chain: SnowmanChain, signal: AbortSignal): Promise<BootstrapOutput> {
-  const actor = createActor(chain.bootstrapLogic(), chain.bootstrapActorOptions()).start()
-  const stop = () => actor.stop()
-  signal.addEventListener('abort', stop, { once: true })
-  try {
-    const done = await waitFor(actor, (s) => s.status === 'done', { timeout: Number.POSITIVE_INFINITY })
-    return done.output ?? { executed: 0 }
-  } finally {
-    signal.removeEventListener('abort', stop)
-  }
+/** `chainMachine` provided with every slot of the chain and of its children. */
+export function chainLogic({ runtimes, profiler }: ChainLogicDeps) {
+  const snowman = (chainId: string) => runtimes.get(chainId)?.snowman
+  return chainMachine.provide({
+    actors: {
+      initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(async ({ input }) => {
+        const runtime = await runtimes.whenReady(input.chainId)
+        const hasOtherValidators = runtime.hasOtherValidators()
+        runtime.log.info('chain initialized', { chainId: input.chainId, hasOtherValidators })
+        return { hasOtherValidators }
+      }),
+      /** a lone validator's producer runs while subscribed (a chain without one produces nothing) */
+      produceBlocks: fromEventObservable<ChainEvent, ChainSlotInput>(
+        ({ input }) => new Observable<ChainEvent>(() => runtimes.get(input.chainId)?.startProducer?.()),
+      ),
+      bootstrapper: bootstrapperMachine.provide({
+        actors: {
+          bootstrapIo: fromEventObservable<BootstrapperEvent, BootstrapIoInput>(({ input }) => {
+            const chain = input.chainId === null ? undefined : snowman(input.chainId)
+            if (chain === undefined) return throwError(() => new Error(`chain ${input.chainId} has no consensus`))
+            return chain.bootstrapIo(input.self)
+          }),
+        },
+      }),
+      engine: engineMachine.provide({
+        actors: {
+          engineIo: fromEventObservable<EngineMachineEvent, EngineIoInput>(({ input }) => {
+            const chain = snowman(input.chainId)
+            if (chain === undefined) return throwError(() => new Error(`chain ${input.chainId} has no consensus`))
+            return chain.engineIo(input.self)
+          }),
+        },
+      }),
+      profiler: profilerMachine.provide(profiler),
+    },
+  })
 }

@@ -6,7 +6,6 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { type Actor, createActor, type InspectionEvent } from 'xstate'
-import { chainMachine } from '../../actors/chains/chain.machine.js'
 import { nodeMachine } from '../../actors/node.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
@@ -26,13 +25,15 @@ import { loadOrCreateSigner } from '../identity/bls.js'
 import { idFromString } from '../identity/ids.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
+import { benchlistSettings } from '../network/benching.js'
 import { Network } from '../network/network.js'
 import { genesisValidators, ValidatorSet } from '../network/validators.js'
 import { createMailboxStats } from '../profiling/mailbox-stats.js'
 import { profilerImplementation } from '../profiling/profiler.impl.js'
 import { listActors } from './actor-tree.js'
 import { openCChain } from './c-chain.js'
-import { chainSlots } from './chain-slots.js'
+import { ChainRuntimes } from './chain-runtimes.js'
+import { chainLogic } from './chain-slots.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
 import { snapshotChecker } from './snapshot-check.js'
@@ -151,12 +152,9 @@ async function build(
   const inspector = config.inspect.enabled ? await startInspector(config.inspect.port, log) : undefined
   if (inspector) cleanups.push(() => inspector.stop())
 
-  // the chains' consensus needs the network, and the network needs the actor system: the chain actors wait for it
-  let markConsensusReady = (): void => undefined
-  const consensusReady = new Promise<void>((resolve) => {
-    markConsensusReady = resolve
-  })
-  let snowman: SnowmanChain | undefined
+  // the chain actors' IO finds each chain's runtime here; their slots wait until it is registered (the consensus
+  // runtime needs the network, and the network needs the actor system)
+  const runtimes = new ChainRuntimes()
   // test-only (docs/operations.md): every actor context is checked to be JSON-safe
   const checkSnapshot =
     process.env.FIRN_CHECK_ACTOR_SNAPSHOTS === '1'
@@ -169,27 +167,27 @@ async function build(
   }
   const logic = nodeMachine.provide({
     actors: {
-      chain: chainMachine.provide({
-        actors: chainSlots({
-          validators,
-          log: (alias) => logs.get(alias),
-          startProducer: (alias) => (alias === cChain.alias ? c.startProducer() : undefined),
-          snowman: (alias) => (alias === cChain.alias ? snowman : undefined),
-          ready: consensusReady,
-        }),
-      }),
+      chain: chainLogic({ runtimes, profiler: chainProfiler.implementation }),
       profiler: profilerMachine.provide(profiler.implementation),
-      chainProfiler: profilerMachine.provide(chainProfiler.implementation),
       network: p2p.logic(),
     },
   })
+  const benchlist = benchlistSettings(config.benchlist, config.snow)
   const actor = createActor(logic, {
     input: {
       nodeId,
       networkId: config.networkId,
       network: p2p.actorInput(uptimeRecords),
-      chains: chainList,
-      chainProfilers: c.config.adminApiEnabled ? [cChain.alias] : [],
+      chains: chainList.map(({ chainId, alias }) => ({
+        chainId,
+        alias,
+        nodeId,
+        profiler: alias === cChain.alias && c.config.adminApiEnabled,
+        benchlist,
+        snow: config.snow,
+        frontierPollMs: config.frontierPollMs,
+        beaconTimeoutMs: config.beaconConnectionTimeoutMs,
+      })),
     },
     inspect,
   })
@@ -205,7 +203,7 @@ async function build(
 
   const chainIdBytes = idFromString(cChain.chainId)
   const proposers = config.sybilProtection.enabled ? genesisValidators(config.networkId) : []
-  snowman = new SnowmanChain({
+  const snowman = new SnowmanChain({
     alias: cChain.alias,
     chainId: cChain.chainId,
     self: nodeId,
@@ -216,14 +214,17 @@ async function build(
     validators: () => validators.list(),
     proposers: () => proposers,
     params: config.snow,
-    frontierPollMs: config.frontierPollMs,
-    beaconConnectionTimeoutMs: config.beaconConnectionTimeoutMs,
     log: logs.get(cChain.alias),
-    inspect,
   })
-  const cSnowman = snowman
-  cleanups.push(() => cSnowman.close())
-  markConsensusReady()
+  cleanups.push(() => snowman.close())
+  runtimes.set({
+    chainId: cChain.chainId,
+    alias: cChain.alias,
+    log: logs.get(cChain.alias),
+    hasOtherValidators: () => validators.hasOtherValidators(),
+    startProducer: () => c.startProducer(),
+    snowman,
+  })
 
   const isChainBootstrapped = (chainId: string) => {
     const entry = chains.get(chainId)

@@ -1,41 +1,26 @@
 /**
  * A deterministic discrete-event simulator for the Snowman engine core: a simulated clock, an in-memory network
- * (configurable loss and latency, request timeouts that turn into queryFailed/getFailed), a seeded PRNG and N
- * engine cores each with a trivial in-memory VM that checks the engine's accept/reject/verify contract.
+ * (configurable loss and latency, request timeouts that turn into queryFailed/getFailed), seeded PRNGs and N
+ * engine cores (plain `EngineState`s stepped with `engineHandle`) each with a trivial in-memory VM that checks the
+ * engine's accept/reject/verify contract. Blocks travel as `EngineBlock`s: the IO layer's parsing is not simulated.
  */
-import { Engine, type EngineEffect, type EngineInput } from '../../actors/consensus/engine.js'
+import {
+  type EngineEffect,
+  type EngineInput,
+  type EngineState,
+  engineCreate,
+  engineHandle,
+  engineProcessingBlock,
+} from '../../actors/consensus/engine.js'
 import { DEFAULT_SNOW_PARAMS, type SnowParams } from '../../actors/consensus/params.js'
-import type { EngineBlock, Weighted } from '../../actors/consensus/types.js'
+import { mulberry32 } from '../../actors/consensus/prng.js'
+import type { EngineBlock, ValidatorStake } from '../../actors/consensus/types.js'
 
-/** Small seeded PRNG, [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export { mulberry32 }
 
-const enc = new TextEncoder()
-const dec = new TextDecoder()
-
-/** A block whose bytes are its JSON header. */
+/** A block as the engine sees it. */
 export function makeBlock(id: string, parentId: string, height: number, timestampMs = 0): EngineBlock {
-  return { id, parentId, height, timestampMs, bytes: enc.encode(JSON.stringify({ id, parentId, height, timestampMs })) }
-}
-
-/** Parses `makeBlock` bytes; undefined for anything else. */
-export function parseBlock(bytes: Uint8Array): EngineBlock | undefined {
-  try {
-    const o = JSON.parse(dec.decode(bytes)) as Partial<EngineBlock>
-    if (typeof o.id !== 'string' || typeof o.parentId !== 'string' || typeof o.height !== 'number') return undefined
-    return { id: o.id, parentId: o.parentId, height: o.height, timestampMs: o.timestampMs ?? 0, bytes }
-  } catch {
-    return undefined
-  }
+  return { id, parentId, height, timestampMs }
 }
 
 export const GENESIS = makeBlock('genesis', '', 0)
@@ -71,7 +56,7 @@ interface SimVm {
 
 export interface SimNode {
   id: string
-  engine: Engine
+  engine: EngineState
   vm: SimVm
   /** time each height got accepted here */
   acceptedAtMs: number[]
@@ -90,7 +75,7 @@ export const nodeIdOf = (i: number): string => `NodeID-${i}`
 export class ConsensusSim {
   readonly nodes: SimNode[] = []
   readonly byId = new Map<string, SimNode>()
-  readonly validators: Weighted[]
+  readonly validators: ValidatorStake[]
   now = 0
   readonly stats = { events: 0, messages: 0, lost: 0, queryFailed: 0, getFailed: 0 }
   readonly #heap: Ev[] = []
@@ -119,20 +104,19 @@ export class ConsensusSim {
     this.#silent = new Set(this.#cfg.silent)
     this.#down = new Set(this.#cfg.disconnected)
     this.#bad = new Set(this.#cfg.badBlocks)
-    this.validators = Array.from({ length: cfg.nodes }, (_, i) => ({ nodeId: nodeIdOf(i), weight: 100n }))
+    this.validators = Array.from({ length: cfg.nodes }, (_, i) => ({ nodeId: nodeIdOf(i), weight: '100' }))
+    // every validator not disconnected counts as connected (silent ones too)
+    const connected = this.validators.map((v) => v.nodeId).filter((n) => !this.#down.has(n))
     for (let i = 0; i < cfg.nodes; i++) {
       const id = nodeIdOf(i)
-      const engine = new Engine(
-        {
-          params: this.#cfg.params,
-          self: id,
-          validators: () => this.validators,
-          isConnected: (n) => n === id || !this.#down.has(n),
-          parse: parseBlock,
-          random: mulberry32(cfg.seed * 1000 + i + 1),
-        },
-        { id: GENESIS.id, height: 0 },
-      )
+      const engine = engineCreate({
+        params: this.#cfg.params,
+        self: id,
+        lastAccepted: { id: GENESIS.id, height: 0 },
+        validators: this.validators,
+        connected,
+        seed: cfg.seed * 1000 + i + 1,
+      })
       const vm: SimVm = {
         blocks: new Map([[GENESIS.id, GENESIS]]),
         accepted: [GENESIS.id],
@@ -218,7 +202,7 @@ export class ConsensusSim {
   }
 
   #input(node: SimNode, input: EngineInput): void {
-    for (const e of node.engine.handle(input)) this.#effect(node, e)
+    for (const e of engineHandle(node.engine, input)) this.#effect(node, e)
   }
 
   /** Sends over the network: loop-backs arrive at once and are never lost. */
@@ -261,13 +245,7 @@ export class ConsensusSim {
           }
           const q: EngineInput =
             e.type === 'pushQuery'
-              ? {
-                  type: 'query',
-                  from: node.id,
-                  inboundId: 0,
-                  container: e.block.bytes,
-                  requestedHeight: e.requestedHeight,
-                }
+              ? { type: 'query', from: node.id, inboundId: 0, block: e.block, requestedHeight: e.requestedHeight }
               : { type: 'query', from: node.id, inboundId: 0, blockId: e.blockId, requestedHeight: e.requestedHeight }
           this.#send(node.id, to, () => {
             const target = this.#node(to)
@@ -296,11 +274,11 @@ export class ConsensusSim {
         })
         this.#send(node.id, e.to, () => {
           const peer = this.#node(e.to)
-          const blk = peer.engine.processingBlock(e.blockId) ?? peer.vm.blocks.get(e.blockId)
+          const blk = engineProcessingBlock(peer.engine, e.blockId) ?? peer.vm.blocks.get(e.blockId)
           if (blk === undefined) return // not answered: the asker times out
           this.#send(peer.id, node.id, () => {
             if (!this.#requests.delete(key)) return
-            this.#input(node, { type: 'put', from: peer.id, container: blk.bytes, blockId: e.blockId })
+            this.#input(node, { type: 'put', from: peer.id, block: blk, blockId: e.blockId })
           })
         })
         return

@@ -1,18 +1,22 @@
 /**
  * One in-process Firn p2p node for tests and benches: the real `Network` (libp2p TCP on 127.0.0.1, port 0), a
- * staking identity (fresh unless given), a memory-level database (unless given), its own `network` actor (the root
- * of a small actor system: this helper is the test's composition root), and a validator set: the given genesis
+ * staking identity (fresh unless given), a memory-level database (unless given), its own actor tree (this helper
+ * is the test's composition root: the node actor with `network` and, per chain given, `chain:<alias>` with its
+ * `benchlist:<alias>`; the chains never leave initializing: no VM here), and a validator set: the given genesis
  * with sybil protection on, else sybil protection off (every connected peer a validator of weight 100). Log lines
  * are captured unless a logger is given.
  */
 import { MemoryLevel } from 'memory-level'
-import { type Actor, createActor } from 'xstate'
+import { type ActorRefFrom, createActor, fromPromise } from 'xstate'
+import { type ChainInitResult, type ChainSlotInput, chainMachine } from '../../actors/chains/chain.machine.js'
+import { nodeMachine } from '../../actors/node.machine.js'
 import type { networkMachine } from '../../actors/peers/network.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import type { Database } from '../../src/db/open.js'
 import { newSigner } from '../../src/identity/bls.js'
 import { newStakingIdentity, type StakingIdentity } from '../../src/identity/staking.js'
 import type { Logger } from '../../src/log/logger.js'
+import { benchlistSettings } from '../../src/network/benching.js'
 import { Network, type NetworkOptions } from '../../src/network/network.js'
 import type { PeerView } from '../../src/network/peer-view.js'
 import { type Validator, ValidatorSet } from '../../src/network/validators.js'
@@ -40,10 +44,13 @@ export interface NetworkNode {
   /** the connected peers, as info.peers reads them */
   peers: PeerView
   db: Database
-  actor: Actor<typeof networkMachine>
+  /** the `network` actor */
+  actor: ActorRefFrom<typeof networkMachine>
+  /** the root (`node`) actor */
+  root: ReturnType<typeof createActor<typeof nodeMachine>>
   /** captured log lines (empty when a logger was given) */
   lines: string[]
-  /** closes the network, stops the actor and closes the database the node opened */
+  /** closes the network, stops the actors and closes the database the node opened */
   close(): Promise<void>
 }
 
@@ -61,7 +68,7 @@ export async function startNetworkNode(o: NetworkNodeOptions = {}): Promise<Netw
     connectedPeers: () => network?.connections.connectedNodeIds() ?? [],
   })
   const captured = captureLog()
-  network = new Network({
+  const net = new Network({
     ...extras,
     config: loopbackNetworkConfig({ ...config, sybilProtection }),
     identity,
@@ -70,12 +77,26 @@ export async function startNetworkNode(o: NetworkNodeOptions = {}): Promise<Netw
     validators,
     log: givenLog ?? captured.log,
   })
-  const net = network
-  const actor = createActor(net.logic(), {
-    systemId: SystemId.Network,
-    input: net.actorInput(await net.loadUptime()),
+  network = net
+  // the chains wait in initializing for good: their benchlists run, nothing else does
+  const chains = (extras.chains ?? []).map(({ chainId, alias }) => ({
+    chainId,
+    alias,
+    nodeId: identity.nodeId,
+    benchlist: { ...benchlistSettings(undefined, extras.snow), ...extras.benchlist },
+  }))
+  const never = fromPromise<ChainInitResult, ChainSlotInput>(() => new Promise(() => {}))
+  const idle = chainMachine.provide({ actors: { initializeChain: never } })
+  const root = createActor(nodeMachine.provide({ actors: { chain: idle, network: net.logic() } }), {
+    input: {
+      nodeId: identity.nodeId,
+      networkId: config?.networkId ?? 12345,
+      network: net.actorInput(await net.loadUptime()),
+      chains,
+    },
   }).start()
-  await net.start(actor.system)
+  const actor = root.system.get(SystemId.Network) as ActorRefFrom<typeof networkMachine>
+  await net.start(root.system)
   return {
     network: net,
     identity,
@@ -83,10 +104,11 @@ export async function startNetworkNode(o: NetworkNodeOptions = {}): Promise<Netw
     peers: net.peers,
     db,
     actor,
+    root,
     lines: givenLog === undefined ? captured.lines : [],
     close: async () => {
       await net.close()
-      actor.stop()
+      root.stop()
       if (given === undefined) await db.close()
     },
   }

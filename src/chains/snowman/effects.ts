@@ -1,18 +1,17 @@
 /**
- * The engine's IO (reference consensus.md 7.2-7.3): executes the effects the Snowman engine emits and feeds the
- * answers back as engine inputs. VM work (verify, build, accept, reject, set preference) runs strictly in order on
- * one lane; network sends run concurrently through the chain router (request tracker, benchlist). Queries to self
- * loop back without the network. Inbound queries wait here for their chits effect.
+ * The engine's IO (reference consensus.md 7.2-7.3): carries out the effects the Snowman engine emits and sends the
+ * answers back as engine events (`send`). VM work (verify, build, accept, reject, set preference) runs strictly in
+ * order on one lane; network sends run concurrently through the chain router (request tracker, benchlist). Queries
+ * to self loop back without the network. Inbound queries wait here for their chits effect. Containers are parsed
+ * here before the engine sees them; their bytes wait in `BlockBytes` for the effect that needs them.
  */
-import type { EngineEffect, EngineInput } from '../../../actors/consensus/engine-types.js'
-import type { Chits } from '../../../actors/consensus/types.js'
+import type { EngineMachineEvent } from '../../../actors/consensus/engine.machine.js'
+import type { EngineEffect } from '../../../actors/consensus/engine-types.js'
+import type { Chits, EngineBlock } from '../../../actors/consensus/types.js'
 import type { Logger } from '../../log/logger.js'
 import type { ChainRouter } from '../../network/chain-router.js'
+import type { BlockBytes } from './block-bytes.js'
 import type { BuildResult, EvmBlocks } from './evm-blocks.js'
-
-export interface EngineSink {
-  send(input: EngineInput): void
-}
 
 export interface EffectRunnerDeps {
   chainId: string
@@ -20,6 +19,10 @@ export interface EffectRunnerDeps {
   blocks: EvmBlocks
   router: Pick<ChainRouter, 'pushQuery' | 'pullQuery' | 'get'>
   log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>
+  /** the containers behind the engine's blocks */
+  bytes: BlockBytes
+  /** an event for the engine (an inbound query, or the answer to an effect) */
+  send: (event: EngineMachineEvent) => void
   /** after every accept, preference change and built block: the builder recomputes its slot */
   onTipChanged: () => void
   /** a build came back without a block (no tx fits, or my slot passed) */
@@ -33,8 +36,17 @@ const CHITS_WAIT_MS = 5_000
 /** inbound queries waiting for chits, at most */
 const MAX_WAITING = 4096
 
+/** The engine's view of a parsed block: its place in the chain, without the bytes. */
+export const engineBlockOf = (b: EngineBlock): EngineBlock => ({
+  id: b.id,
+  parentId: b.parentId,
+  height: b.height,
+  timestampMs: b.timestampMs,
+})
+
+type Query = { block?: EngineBlock; blockId?: string; requestedHeight: number }
+
 export class EffectRunner {
-  #engine: EngineSink | undefined
   #lane: Promise<void> = Promise.resolve()
   #nextInbound = 1
   readonly #waiting = new Map<number, (c: Chits | undefined) => void>()
@@ -42,10 +54,6 @@ export class EffectRunner {
   #accepted = 0
 
   constructor(private readonly deps: EffectRunnerDeps) {}
-
-  attach(engine: EngineSink): void {
-    this.#engine = engine
-  }
 
   get acceptedCount(): number {
     return this.#accepted
@@ -62,13 +70,18 @@ export class EffectRunner {
     return this.#lane
   }
 
-  /** An inbound push/pull query: the engine answers with a chits effect carrying this query's inbound ID. */
-  query(
-    from: string,
-    q: { container?: Uint8Array; blockId?: string; requestedHeight: number },
-  ): Promise<Chits | undefined> {
-    if (this.#stopped || this.#engine === undefined || this.#waiting.size >= MAX_WAITING)
-      return Promise.resolve(undefined)
+  /** An inbound PushQuery: its container parsed (bytes kept), then asked as `query`. */
+  pushQuery(from: string, container: Uint8Array, requestedHeight: number): Promise<Chits | undefined> {
+    if (this.#stopped) return Promise.resolve(undefined)
+    const parsed = this.deps.blocks.parse(container)
+    if (parsed === undefined) return this.query(from, { requestedHeight })
+    this.deps.bytes.set(parsed.id, parsed.bytes)
+    return this.query(from, { block: engineBlockOf(parsed), requestedHeight })
+  }
+
+  /** An inbound query: the engine answers with a chits effect carrying this query's inbound ID. */
+  query(from: string, q: Query): Promise<Chits | undefined> {
+    if (this.#stopped || this.#waiting.size >= MAX_WAITING) return Promise.resolve(undefined)
     const inboundId = this.#nextInbound++
     const answer = new Promise<Chits | undefined>((resolve) => {
       const timer = setTimeout(() => {
@@ -81,12 +94,12 @@ export class EffectRunner {
         resolve(c)
       })
     })
-    this.#engine.send({ type: 'query', from, inboundId, ...q })
+    this.deps.send({ type: 'query', from, inboundId, ...q })
     return answer
   }
 
   /** a query to ourselves, asked on a later turn (never from inside the engine's own transition) */
-  async #selfQuery(q: { container?: Uint8Array; blockId?: string; requestedHeight: number }): Promise<Chits> {
+  async #selfQuery(q: Query): Promise<Chits> {
     await Promise.resolve()
     const chits = await this.query(this.deps.self, q)
     if (chits === undefined) throw new Error('no chits from self')
@@ -97,8 +110,8 @@ export class EffectRunner {
     for (const e of effects) this.#one(e)
   }
 
-  #feed(input: EngineInput): void {
-    if (!this.#stopped) this.#engine?.send(input)
+  #feed(event: EngineMachineEvent): void {
+    if (!this.#stopped) this.deps.send(event)
   }
 
   #onLane(what: string, work: () => Promise<void>): void {
@@ -118,15 +131,19 @@ export class EffectRunner {
       }
       case 'pushQuery':
       case 'pullQuery': {
+        const container = e.type === 'pushQuery' ? deps.bytes.get(e.block.id) : undefined
+        if (e.type === 'pushQuery') deps.bytes.delete(e.block.id)
         for (const to of e.to) {
           const asked =
             to === deps.self
               ? this.#selfQuery({
                   requestedHeight: e.requestedHeight,
-                  ...(e.type === 'pushQuery' ? { container: e.block.bytes } : { blockId: e.blockId }),
+                  ...(e.type === 'pushQuery' ? { block: e.block } : { blockId: e.blockId }),
                 })
               : e.type === 'pushQuery'
-                ? deps.router.pushQuery(to, deps.chainId, e.block.bytes, e.requestedHeight)
+                ? container === undefined
+                  ? Promise.reject(new Error(`no container held for ${e.block.id}`))
+                  : deps.router.pushQuery(to, deps.chainId, container, e.requestedHeight)
                 : deps.router.pullQuery(to, deps.chainId, e.blockId, e.requestedHeight)
           asked.then(
             (chits) => this.#feed({ type: 'chits', from: to, requestId: e.requestId, chits }),
@@ -140,7 +157,15 @@ export class EffectRunner {
       }
       case 'get':
         deps.router.get(e.to, deps.chainId, e.blockId).then(
-          (container) => this.#feed({ type: 'put', from: e.to, container, blockId: e.blockId }),
+          (container) => {
+            const parsed = deps.blocks.parse(container)
+            if (parsed === undefined) {
+              this.#feed({ type: 'put', from: e.to, blockId: e.blockId })
+              return
+            }
+            deps.bytes.set(parsed.id, parsed.bytes)
+            this.#feed({ type: 'put', from: e.to, block: engineBlockOf(parsed), blockId: e.blockId })
+          },
           () => this.#feed({ type: 'getFailed', from: e.to, blockId: e.blockId }),
         )
         return
@@ -148,7 +173,9 @@ export class EffectRunner {
         this.#onLane('verify', async () => {
           let ok = true
           try {
-            await deps.blocks.verify(e.block)
+            const bytes = deps.bytes.get(e.block.id)
+            if (bytes === undefined) throw new Error('its container is no longer held')
+            await deps.blocks.verify({ ...e.block, bytes })
           } catch (err) {
             ok = false
             deps.log.debug('block failed verification', {
@@ -157,6 +184,8 @@ export class EffectRunner {
               err: err instanceof Error ? err.message : String(err),
             })
           }
+          // verified blocks' containers are the VM side's now (evm-blocks.ts); a failed one may come again
+          deps.bytes.delete(e.block.id)
           this.#feed({ type: 'verified', blockId: e.block.id, ok })
         })
         return
@@ -174,12 +203,14 @@ export class EffectRunner {
             // no tx fits: wait for a new one; my slot passed: wait for my next slot
             return result.kind === 'empty' ? deps.onBuildEmpty() : deps.onTipChanged()
           }
-          this.#feed({ type: 'built', block: result.block })
+          deps.bytes.set(result.block.id, result.block.bytes)
+          this.#feed({ type: 'built', block: engineBlockOf(result.block) })
           deps.log.debug('built block', { id: result.block.id, height: result.block.height })
           deps.onTipChanged()
         })
         return
       case 'accept':
+        deps.bytes.delete(e.blockId)
         this.#onLane('accept', async () => {
           await deps.blocks.accept(e.blockId)
           this.#accepted++
@@ -189,6 +220,7 @@ export class EffectRunner {
         })
         return
       case 'reject':
+        deps.bytes.delete(e.blockId)
         this.#onLane('reject', () => deps.blocks.reject(e.blockId))
         return
       case 'setPreference':

@@ -9,7 +9,7 @@
  */
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { checkProposer, type WeightedValidator } from '../../../actors/consensus/proposer.js'
-import type { AcceptedRef, EngineBlock } from '../../../actors/consensus/types.js'
+import type { AcceptedRef, ParsedBlock } from '../../../actors/consensus/types.js'
 import type { StakingIdentity } from '../../identity/staking.js'
 import { type AvaHeader, decodeBlock, headerHash } from '../evm/header.js'
 import { headerTimeMs } from '../evm/rules/child-header.js'
@@ -30,9 +30,9 @@ export interface EvmBlocksDeps {
 }
 
 /** A build: a signed block, no tx to put in one, or my slot passed while building (try at my next slot). */
-export type BuildResult = { kind: 'built'; block: EngineBlock } | { kind: 'empty' } | { kind: 'notMySlot' }
+export type BuildResult = { kind: 'built'; block: ParsedBlock } | { kind: 'empty' } | { kind: 'notMySlot' }
 
-interface Parsed extends EngineBlock {
+interface Parsed extends ParsedBlock {
   signed: SignedBlock
   signer: string | undefined
 }
@@ -84,7 +84,7 @@ export class EvmBlocks {
   }
 
   /** Normal operation: the proposer window, then the EVM rules and execution. Throws with the reason. */
-  async verify(block: EngineBlock): Promise<void> {
+  async verify(block: ParsedBlock): Promise<void> {
     const parsed = this.parse(block.bytes)
     if (parsed === undefined) throw new Error('unparsable block')
     const parentRlp = await this.deps.vm.core.getBlockByHash(hexToBytes(parsed.parentId as `0x${string}`))
@@ -214,7 +214,7 @@ export class EvmBlocks {
   }
 
   /** Bootstrapping: execute and accept a block whose parent is the last accepted block; keeps its signature. */
-  async executeAccepted(block: EngineBlock): Promise<void> {
+  async executeAccepted(block: ParsedBlock): Promise<void> {
     const parsed = this.parse(block.bytes)
     if (parsed === undefined) throw new Error(`unparsable block ${block.id}`)
     await this.deps.vm.verifyBlock(parsed.signed.block)

@@ -1,66 +1,107 @@
 import '../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createActor, fromCallback, fromPromise, initialTransition, transition, waitFor } from 'xstate'
+import { Observable, of, throwError } from 'rxjs'
 import {
-  type BootstrapOutput,
+  type AnyActorRef,
+  createActor,
+  fromEventObservable,
+  fromPromise,
+  initialTransition,
+  transition,
+  waitFor,
+} from 'xstate'
+import {
   type ChainEvent,
   type ChainInitResult,
-  type ChainInput,
+  type ChainSlotInput,
   chainMachine,
 } from '../../../../actors/chains/chain.machine.js'
+import {
+  type BootstrapIoInput,
+  type BootstrapperEvent,
+  bootstrapperMachine,
+} from '../../../../actors/consensus/bootstrapper.machine.js'
+import {
+  type EngineIoInput,
+  type EngineMachineEvent,
+  engineMachine,
+} from '../../../../actors/consensus/engine.machine.js'
+import { SystemId } from '../../../../actors/system-ids.js'
 
-const input = { chainId: '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC', alias: 'C' }
+const input = { chainId: '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC', alias: 'C', nodeId: 'NodeID-self' }
 
-const emitted = (actions: { type: string; params?: unknown }[]) =>
+type Action = { type: string; params?: unknown }
+
+const emitted = (actions: Action[]) =>
   actions
     .filter((a) => a.type === 'xstate.emit')
     .map((a) => (a.params as { event: { type: string; state?: string } }).event)
 
+/** ids of the children spawned by these actions */
+const spawned = (actions: Action[]) =>
+  actions.filter((a) => a.type === 'xstate.spawnChild').map((a) => (a.params as { id: string }).id)
+
+/** ids of the children stopped by these actions */
+const stopped = (actions: Action[]) =>
+  actions.filter((a) => a.type === 'xstate.stopChild').map((a) => (a.params as { id?: string } | undefined)?.id)
+
+const done = (actorId: string, output: unknown) =>
+  ({ type: `xstate.done.actor.${actorId}`, actorId, output }) as unknown as ChainEvent
+
 describe('chain machine (pure steps)', () => {
-  it('starts initializing and invokes initializeChain', () => {
+  it('starts initializing with its benchlist (and its profiler when asked), and invokes initializeChain', () => {
     const [s0, actions] = initialTransition(chainMachine, input)
     assert.equal(s0.value, 'initializing')
-    assert.ok(
-      actions.some((a) => a.type === 'xstate.spawnChild' && (a.params as { id: string }).id === 'initializeChain'),
-    )
+    assert.deepEqual(spawned(actions as Action[]), ['benchlist:C', 'initializeChain'])
+    const [, withProfiler] = initialTransition(chainMachine, { ...input, profiler: true })
+    assert.deepEqual(spawned(withProfiler as Action[]), ['benchlist:C', 'profiler:C', 'initializeChain'])
   })
 
-  it('with no other validators goes straight to normalOp', () => {
+  it('with no other validators goes straight to normalOp and runs the producer, no engine', () => {
     const [s0] = initialTransition(chainMachine, input)
-    const [s1, actions] = transition(chainMachine, s0, {
-      type: 'xstate.done.actor.initializeChain',
-      output: { hasOtherValidators: false },
-    } as never)
+    const [s1, actions] = transition(chainMachine, s0, done('initializeChain', { hasOtherValidators: false }))
     assert.equal(s1.value, 'normalOp')
-    assert.deepEqual(emitted(actions as never), [
+    assert.deepEqual(emitted(actions as Action[]), [
       { type: 'chain.stateChanged', chainId: input.chainId, state: 'normalOp' },
     ])
+    assert.deepEqual(spawned(actions as Action[]), ['producer:C'])
   })
 
-  it('with other validators bootstraps, then reaches normalOp', () => {
+  it('with other validators bootstraps (keeping its progress), then reaches normalOp with the engine', () => {
     const [s0] = initialTransition(chainMachine, input)
-    const [s1] = transition(chainMachine, s0, {
-      type: 'xstate.done.actor.initializeChain',
-      output: { hasOtherValidators: true },
-    } as never)
+    const [s1, a1] = transition(chainMachine, s0, done('initializeChain', { hasOtherValidators: true }))
     assert.equal(s1.value, 'bootstrapping')
-    const [s2] = transition(chainMachine, s1, { type: 'chain.bootstrapProgress', fetched: 10, executed: 4 })
-    assert.deepEqual(s2.context.progress, { fetched: 10, executed: 4 })
-    const [s3] = transition(chainMachine, s2, { type: 'xstate.done.actor.bootstrapChain', output: undefined } as never)
-    assert.equal(s3.value, 'normalOp')
-    const [s4] = transition(chainMachine, s1, { type: 'chain.bootstrapped' })
+    assert.deepEqual(spawned(a1 as Action[]), ['bootstrapper:C'])
+    const [s2] = transition(chainMachine, s1, {
+      type: 'chain.bootstrapProgress',
+      phase: 'fetchingAncestors',
+      round: 1,
+      fetched: 10,
+      executed: 4,
+    })
+    assert.deepEqual(s2.context.progress, { phase: 'fetchingAncestors', round: 1, fetched: 10, executed: 4 })
+    // another child's end is not the bootstrapper's
+    const [s3] = transition(chainMachine, s2, done('profiler:C', undefined))
+    assert.equal(s3.value, 'bootstrapping')
+    const [s4, a4] = transition(chainMachine, s3, done('bootstrapper:C', { executed: 3 }))
     assert.equal(s4.value, 'normalOp')
+    assert.deepEqual(spawned(a4 as Action[]), ['engine:C'])
+    assert.deepEqual(JSON.parse(JSON.stringify(s4.context)), s4.context)
   })
 
-  it('a failed initialization is a failed chain with the reason', () => {
+  it('a bootstrap that ends with an error, or a failed initialization, is a failed chain with the reason', () => {
     const [s0] = initialTransition(chainMachine, input)
-    const [s1] = transition(chainMachine, s0, {
+    const [s1] = transition(chainMachine, s0, done('initializeChain', { hasOtherValidators: true }))
+    const [s2] = transition(chainMachine, s1, done('bootstrapper:C', { executed: 2, error: 'conflict' }))
+    assert.equal(s2.value, 'failed')
+    assert.equal(s2.context.error, 'conflict')
+    const [s3] = transition(chainMachine, s0, {
       type: 'xstate.error.actor.initializeChain',
       error: new Error('genesis mismatch'),
     } as never)
-    assert.equal(s1.value, 'failed')
-    assert.equal(s1.context.error, 'genesis mismatch')
+    assert.equal(s3.value, 'failed')
+    assert.equal(s3.context.error, 'genesis mismatch')
   })
 
   it('chain.stop stops it from any state', () => {
@@ -68,45 +109,152 @@ describe('chain machine (pure steps)', () => {
     const [s1] = transition(chainMachine, s0, { type: 'chain.stop' })
     assert.equal(s1.value, 'stopped')
     assert.equal(s1.status, 'done')
+    const [n0] = transition(chainMachine, s0, done('initializeChain', { hasOtherValidators: true }))
+    const [n1] = transition(chainMachine, n0, done('bootstrapper:C', { executed: 0 }))
+    const [n2, actions] = transition(chainMachine, n1, { type: 'chain.stop' })
+    assert.equal(n2.value, 'stopped')
+    assert.ok(stopped(actions as Action[]).includes('engine:C'))
+    assert.ok(stopped(actions as Action[]).includes('benchlist:C'))
   })
 })
 
+/** An engine whose IO says it is ready and then stays quiet. */
+const quietEngine = engineMachine.provide({
+  actors: {
+    engineIo: fromEventObservable<EngineMachineEvent, EngineIoInput>(
+      () =>
+        new Observable<EngineMachineEvent>((sub) => {
+          sub.next({
+            type: 'engine.ready',
+            lastAccepted: { id: 'G', height: 0 },
+            validators: [],
+            connected: [],
+            seed: 1,
+          })
+        }),
+    ),
+  },
+})
+
+/** A bootstrapper whose IO finds no beacons: it executes nothing and is done at once. */
+const emptyBootstrapper = bootstrapperMachine.provide({
+  actors: {
+    bootstrapIo: fromEventObservable<BootstrapperEvent, BootstrapIoInput>(
+      ({ input: io }) =>
+        new Observable<BootstrapperEvent>((sub) => {
+          const listener = io.self.on('*', (e: { type: string }) => {
+            if (e.type === 'bootstrap.checkStake')
+              sub.next({ type: 'bootstrap.stake', ready: true, noBeacons: true, at: 0 })
+            if (e.type === 'bootstrap.execute') sub.next({ type: 'bootstrap.executed', more: false, at: 0 })
+          })
+          return () => listener.unsubscribe()
+        }),
+    ),
+  },
+})
+
+const parentOf = (ref: AnyActorRef | undefined) => (ref as { _parent?: AnyActorRef } | undefined)?._parent?.id
+
 describe('chain machine (running)', () => {
-  it('runs the provided slots; block production runs only in normalOp', async () => {
+  it('owns its children: benchlist for life, bootstrapper while bootstrapping, then the engine; stop stops them', async () => {
+    const logic = chainMachine.provide({
+      actors: {
+        initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(async () => ({ hasOtherValidators: true })),
+        bootstrapper: emptyBootstrapper,
+        engine: quietEngine,
+      },
+    })
+    const actor = createActor(logic, { input, systemId: SystemId.chain('C') }).start()
+    const seen: string[] = []
+    actor.on('chain.stateChanged', (e) => seen.push(e.state))
+    const benchlist = actor.system.get(SystemId.benchlist('C'))
+    assert.ok(benchlist)
+    assert.equal(parentOf(benchlist), actor.id)
+    const s = await waitFor(actor, (x) => x.value === 'normalOp', { timeout: 5_000 })
+    assert.deepEqual(seen, ['bootstrapping', 'normalOp'])
+    // the bootstrapper told its parent where it got to, then ended
+    assert.deepEqual(s.context.progress, { phase: 'executing', round: 0, fetched: 0, executed: 0 })
+    assert.equal(actor.system.get(SystemId.bootstrapper('C')), undefined)
+    const engine = actor.system.get(SystemId.engine('C'))
+    assert.ok(engine)
+    assert.equal(parentOf(engine), actor.id)
+    assert.equal(engine.getSnapshot().value, 'quiescent')
+    assert.deepEqual(JSON.parse(JSON.stringify(s.context)), s.context)
+    actor.send({ type: 'chain.stop' })
+    assert.equal(actor.getSnapshot().status, 'done')
+    assert.equal(engine.getSnapshot().status, 'stopped')
+    assert.equal(benchlist.getSnapshot().status, 'stopped')
+    actor.stop()
+  })
+
+  it('a lone validator runs its producer slot in normalOp only; the engine never starts', async () => {
     const production: string[] = []
     const logic = chainMachine.provide({
       actors: {
-        initializeChain: fromPromise<ChainInitResult, ChainInput>(async () => ({ hasOtherValidators: true })),
-        bootstrapChain: fromPromise<BootstrapOutput, ChainInput>(async () => ({ executed: 3 })),
-        produceBlocks: fromCallback<ChainEvent, ChainInput>(({ input: chain }) => {
-          production.push(`start ${chain.alias}`)
-          return () => production.push(`stop ${chain.alias}`)
-        }),
+        initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(async () => ({ hasOtherValidators: false })),
+        produceBlocks: fromEventObservable<ChainEvent, ChainSlotInput>(
+          ({ input: chain }) =>
+            new Observable<ChainEvent>(() => {
+              production.push(`start ${chain.alias}`)
+              return () => production.push(`stop ${chain.alias}`)
+            }),
+        ),
+        engine: quietEngine,
       },
     })
     const actor = createActor(logic, { input }).start()
-    const seen: string[] = []
-    actor.on('chain.stateChanged', (e) => seen.push(e.state))
     await waitFor(actor, (s) => s.value === 'normalOp', { timeout: 5_000 })
-    assert.deepEqual(seen, ['bootstrapping', 'normalOp'])
     assert.deepEqual(production, ['start C'])
+    assert.equal(actor.system.get(SystemId.engine('C')), undefined)
     actor.send({ type: 'chain.stop' })
     assert.deepEqual(production, ['start C', 'stop C'])
     actor.stop()
   })
 
-  it('a bootstrap that ends with an error leaves the chain failed, not in normalOp', async () => {
-    const logic = chainMachine.provide({
+  it('a bootstrapper ending with an error, or an engine whose IO fails, leaves the chain failed', async () => {
+    const failing = chainMachine.provide({
       actors: {
-        initializeChain: fromPromise<ChainInitResult, ChainInput>(async () => ({ hasOtherValidators: true })),
-        bootstrapChain: fromPromise<BootstrapOutput, ChainInput>(async () => ({ executed: 2, error: 'conflict' })),
-        produceBlocks: fromCallback<ChainEvent, ChainInput>(() => undefined),
+        initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(async () => ({ hasOtherValidators: true })),
+        bootstrapper: bootstrapperMachine.provide({
+          actors: {
+            bootstrapIo: fromEventObservable<BootstrapperEvent, BootstrapIoInput>(() =>
+              of({ type: 'bootstrap.failed', message: 'conflict' } as const),
+            ),
+          },
+        }),
       },
     })
-    const actor = createActor(logic, { input }).start()
-    const s = await waitFor(actor, (x) => x.value === 'failed' || x.value === 'normalOp', { timeout: 5_000 })
+    const a = createActor(failing, { input }).start()
+    const s = await waitFor(a, (x) => x.value === 'failed' || x.value === 'normalOp', { timeout: 5_000 })
     assert.equal(s.value, 'failed')
     assert.equal(s.context.error, 'conflict')
+    assert.ok(a.system.get(SystemId.benchlist('C')), 'the benchlist lives on')
+    a.stop()
+
+    const broken = chainMachine.provide({
+      actors: {
+        initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(async () => ({ hasOtherValidators: true })),
+        bootstrapper: emptyBootstrapper,
+        engine: engineMachine.provide({
+          actors: {
+            engineIo: fromEventObservable<EngineMachineEvent, EngineIoInput>(() =>
+              throwError(() => new Error('no consensus')),
+            ),
+          },
+        }),
+      },
+    })
+    const b = createActor(broken, { input }).start()
+    const t = await waitFor(b, (x) => x.value === 'failed', { timeout: 5_000 })
+    assert.match(t.context.error ?? '', /no consensus/)
+    assert.equal(b.system.get(SystemId.engine('C')), undefined)
+    b.stop()
+  })
+
+  it('fails loudly when a slot is not provided', async () => {
+    const actor = createActor(chainMachine, { input }).start()
+    const s = await waitFor(actor, (x) => x.value === 'failed', { timeout: 5_000 })
+    assert.match(s.context.error ?? '', /initializeChain was not provided/)
     actor.stop()
   })
 })

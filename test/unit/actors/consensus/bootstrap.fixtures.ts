@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import type { SimulatedClock } from 'xstate'
 import { answerGetAccepted, collectAncestors } from '../../../../actors/consensus/bootstrap.js'
 import type { BootstrapIo } from '../../../../actors/consensus/bootstrapper.io.js'
-import type { EngineBlock, Weighted } from '../../../../actors/consensus/types.js'
+import type { ParsedBlock, Weighted } from '../../../../actors/consensus/types.js'
 
 const enc = new TextEncoder()
 const dec = new TextDecoder()
@@ -16,7 +16,7 @@ const dec = new TextDecoder()
 const blockId = (parentId: string, height: number, salt: string): string =>
   '0x' + createHash('sha256').update(`${parentId}|${height}|${salt}`).digest('hex')
 
-export function makeBlock(parent: EngineBlock | undefined, salt = ''): EngineBlock {
+export function makeBlock(parent: ParsedBlock | undefined, salt = ''): ParsedBlock {
   const parentId = parent?.id ?? '0x' + '00'.repeat(32)
   const height = parent === undefined ? 0 : parent.height + 1
   const id = blockId(parentId, height, salt)
@@ -25,7 +25,7 @@ export function makeBlock(parent: EngineBlock | undefined, salt = ''): EngineBlo
 }
 
 /** Parses the fake encoding; the id is recomputed, so a block cannot lie about itself. */
-export function parseBlock(bytes: Uint8Array): EngineBlock | undefined {
+export function parseBlock(bytes: Uint8Array): ParsedBlock | undefined {
   try {
     const o = JSON.parse(dec.decode(bytes)) as { parentId: string; height: number; salt: string }
     if (typeof o.parentId !== 'string' || typeof o.height !== 'number' || typeof o.salt !== 'string') return undefined
@@ -42,20 +42,20 @@ export function parseBlock(bytes: Uint8Array): EngineBlock | undefined {
 }
 
 /** `n` blocks on top of `from` (a chain array indexed by height). */
-export function extend(chain: EngineBlock[], n: number, salt = ''): EngineBlock[] {
+export function extend(chain: ParsedBlock[], n: number, salt = ''): ParsedBlock[] {
   const out = [...chain]
   for (let i = 0; i < n; i++) out.push(makeBlock(out[out.length - 1], salt))
   return out
 }
 
-export const genesisChain = (): EngineBlock[] => [makeBlock(undefined)]
+export const genesisChain = (): ParsedBlock[] => [makeBlock(undefined)]
 
 export type AncestorsFault = 'garbage' | 'empty' | 'wrong' | 'timeout' | 'reject'
 
 export interface FakePeer {
   nodeId: string
   weight: bigint
-  chain: EngineBlock[]
+  chain: ParsedBlock[]
   /** how GetAncestors misbehaves (every time, or for the first `faultCount` calls) */
   ancestorsFault?: AncestorsFault
   faultCount?: number
@@ -76,17 +76,17 @@ const TIMEOUT_MS = 2000
 export class FakeNetwork {
   readonly calls: Call[] = []
   readonly executedHeights: number[] = []
-  local: EngineBlock[]
+  local: ParsedBlock[]
   connected: bigint | undefined
   /** called after each local execution (to move the peers' tip, say) */
-  onExecuted: (blk: EngineBlock) => void = () => {}
+  onExecuted: (blk: ParsedBlock) => void = () => {}
   private randState = 42
 
   constructor(
     readonly clock: SimulatedClock,
     readonly peers: FakePeer[],
     readonly self: Weighted | undefined = { nodeId: 'NodeID-self', weight: 1n },
-    local: EngineBlock[] = genesisChain(),
+    local: ParsedBlock[] = genesisChain(),
   ) {
     this.local = [...local]
   }
@@ -118,7 +118,7 @@ export class FakeNetwork {
 
   io(): BootstrapIo {
     const selfId = this.self?.nodeId ?? 'NodeID-self'
-    const lookupIn = (chain: EngineBlock[]) => {
+    const lookupIn = (chain: ParsedBlock[]) => {
       const byId = new Map(chain.map((b) => [b.id, b]))
       return async (id: string) => byId.get(id)
     }
@@ -131,18 +131,18 @@ export class FakeNetwork {
       connectedWeight: () =>
         this.connected ?? (this.self?.weight ?? 0n) + this.peers.reduce((s, p) => s + p.weight, 0n),
       lastAccepted: () => {
-        const la = this.local[this.local.length - 1] as EngineBlock
+        const la = this.local[this.local.length - 1] as ParsedBlock
         return { id: la.id, height: la.height }
       },
       getAcceptedFrontier: async (nodeId) => {
         this.calls.push({ op: 'frontier', peer: nodeId })
         const p = this.peer(nodeId)
-        return (p.chain[p.chain.length - 1] as EngineBlock).id
+        return (p.chain[p.chain.length - 1] as ParsedBlock).id
       },
       getAccepted: async (nodeId, ids) => {
         this.calls.push({ op: 'accepted', peer: nodeId })
         const p = this.peer(nodeId)
-        const tip = p.chain[p.chain.length - 1] as EngineBlock
+        const tip = p.chain[p.chain.length - 1] as ParsedBlock
         return answerGetAccepted(
           ids,
           lookupIn(p.chain),
@@ -171,7 +171,7 @@ export class FakeNetwork {
       parse: parseBlock,
       has: async (id) => this.local.some((b) => b.id === id),
       execute: async (blk) => {
-        const la = this.local[this.local.length - 1] as EngineBlock
+        const la = this.local[this.local.length - 1] as ParsedBlock
         if (blk.parentId !== la.id || blk.height !== la.height + 1) throw new Error(`execute: ${blk.id} not on tip`)
         this.local.push(blk)
         this.executedHeights.push(blk.height)

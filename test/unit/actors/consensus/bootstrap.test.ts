@@ -10,14 +10,14 @@ import {
   startThreshold,
 } from '../../../../actors/consensus/bootstrap.js'
 import { Fetcher, PeerTracker } from '../../../../actors/consensus/bootstrap-fetcher.js'
-import type { EngineBlock } from '../../../../actors/consensus/types.js'
+import type { ParsedBlock } from '../../../../actors/consensus/types.js'
 import { extend, genesisChain, parseBlock } from './bootstrap.fixtures.js'
 
-const lookupIn = (chain: EngineBlock[]) => {
+const lookupIn = (chain: ParsedBlock[]) => {
   const byId = new Map(chain.map((b) => [b.id, b]))
   return async (id: string) => byId.get(id)
 }
-const ref = (b: EngineBlock) => ({ id: b.id, height: b.height })
+const ref = (b: ParsedBlock) => ({ id: b.id, height: b.height })
 const seq = (xs: number[]) => {
   let i = 0
   return () => xs[i++ % xs.length] as number
@@ -76,10 +76,10 @@ describe('bootstrap rules', () => {
 
 describe('collectAncestors (serving GetAncestors)', () => {
   const chain = extend(genesisChain(), 3000)
-  const tip = chain[3000] as EngineBlock
+  const tip = chain[3000] as ParsedBlock
 
   it('the block then its ancestors newest first, down to genesis', async () => {
-    const out = await collectAncestors((chain[5] as EngineBlock).id, lookupIn(chain))
+    const out = await collectAncestors((chain[5] as ParsedBlock).id, lookupIn(chain))
     assert.deepEqual(
       out.map((b) => parseBlock(b)?.height),
       [5, 4, 3, 2, 1, 0],
@@ -124,16 +124,16 @@ describe('answerGetAccepted', () => {
     const chain = extend(genesisChain(), 20)
     const fork = extend(chain.slice(0, 6), 3, 'fork')
     const known = [...chain, ...fork.slice(6)]
-    const la = chain[15] as EngineBlock
-    const ids = [chain[3], chain[15], chain[16], fork[7], chain[3]].map((b) => (b as EngineBlock).id).concat(['0xnope'])
+    const la = chain[15] as ParsedBlock
+    const ids = [chain[3], chain[15], chain[16], fork[7], chain[3]].map((b) => (b as ParsedBlock).id).concat(['0xnope'])
     const out = await answerGetAccepted(ids, lookupIn(known), ref(la), async (h) => chain[h]?.id)
-    assert.deepEqual(out, [(chain[3] as EngineBlock).id, la.id])
+    assert.deepEqual(out, [(chain[3] as ParsedBlock).id, la.id])
   })
 })
 
 describe('Fetcher', () => {
   const chain = extend(genesisChain(), 100)
-  const at = (h: number) => chain[h] as EngineBlock
+  const at = (h: number) => chain[h] as ParsedBlock
   const bytesFrom = (h: number, n: number) =>
     chain
       .slice(h - n + 1, h + 1)
@@ -180,7 +180,7 @@ describe('Fetcher', () => {
   })
 
   it('records a conflicting block at the last accepted height', () => {
-    const other = extend(chain.slice(0, 10), 1, 'x')[10] as EngineBlock
+    const other = extend(chain.slice(0, 10), 1, 'x')[10] as ParsedBlock
     const f = new Fetcher(ref(at(10)))
     f.process(other)
     assert.match(f.conflict ?? '', /conflicts with the last accepted block/)

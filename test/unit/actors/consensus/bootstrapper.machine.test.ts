@@ -1,14 +1,17 @@
 import '../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type AnyActorRef, createActor, SimulatedClock, type SnapshotFrom } from 'xstate'
-import { type BootstrapOptions, createBootstrapActors } from '../../../../actors/consensus/bootstrapper.io.js'
+import { type AnyActorRef, createActor, fromEventObservable, SimulatedClock, type SnapshotFrom } from 'xstate'
+import { type BootstrapOptions, bootstrapRun } from '../../../../actors/consensus/bootstrapper.io.js'
 import {
+  type BootstrapIoInput,
   type BootstrapperEmitted,
+  type BootstrapperEvent,
   type BootstrapperInput,
   bootstrapperMachine,
 } from '../../../../actors/consensus/bootstrapper.machine.js'
-import type { EngineBlock } from '../../../../actors/consensus/types.js'
+import type { ParsedBlock } from '../../../../actors/consensus/types.js'
+import { emitted$ } from '../../../../src/runtime/emitted.js'
 import { extend, FakeNetwork, type FakePeer, genesisChain } from './bootstrap.fixtures.js'
 
 type Snap = SnapshotFrom<typeof bootstrapperMachine>
@@ -16,7 +19,10 @@ type Snap = SnapshotFrom<typeof bootstrapperMachine>
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 function start(net: FakeNetwork, options: BootstrapOptions = {}, input: BootstrapperInput = {}) {
-  const logic = bootstrapperMachine.provide({ actors: createBootstrapActors(net.io(), options) })
+  const bootstrapIo = fromEventObservable<BootstrapperEvent, BootstrapIoInput>(({ input }) =>
+    bootstrapRun(net.io(), emitted$(input.self), options),
+  )
+  const logic = bootstrapperMachine.provide({ actors: { bootstrapIo } })
   const actor = createActor(logic, { clock: net.clock, input })
   const emitted: BootstrapperEmitted[] = []
   for (const t of [
@@ -49,7 +55,7 @@ async function runUntil(
 
 const finished = (s: Snap) => s.status === 'done' || s.matches('failed')
 
-const peers = (chain: EngineBlock[], n: number, extra: Partial<FakePeer> = {}): FakePeer[] =>
+const peers = (chain: ParsedBlock[], n: number, extra: Partial<FakePeer> = {}): FakePeer[] =>
   Array.from({ length: n }, (_, i) => ({ nodeId: `NodeID-p${i + 1}`, weight: 1n, chain, ...extra }))
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
@@ -223,7 +229,7 @@ describe('bootstrapper machine', () => {
     const s = await runUntil(net, actor, finished)
     assert.equal(s.value, 'done')
     assert.deepEqual(net.executedHeights, range(1, 100))
-    const forkTip = (fork.at(-1) as EngineBlock).id
+    const forkTip = (fork.at(-1) as ParsedBlock).id
     assert.ok(
       net.calls.some((c) => c.op === 'frontier' && c.peer === 'NodeID-p4'),
       'the fork peer was sampled',

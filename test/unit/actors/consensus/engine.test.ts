@@ -1,9 +1,18 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { Engine, type EngineEffect, type EngineInput } from '../../../../actors/consensus/engine.js'
+import {
+  type EngineEffect,
+  type EngineInput,
+  engineCreate,
+  engineHandle,
+  engineLastAccepted,
+  engineNumProcessing,
+  enginePreference,
+  engineSummary,
+} from '../../../../actors/consensus/engine.js'
 import { DEFAULT_SNOW_PARAMS, type SnowParams } from '../../../../actors/consensus/params.js'
 import type { Chits, EngineBlock } from '../../../../actors/consensus/types.js'
-import { makeBlock, mulberry32, parseBlock } from '../../../helpers/consensus-sim.js'
+import { makeBlock } from '../../../helpers/consensus-sim.js'
 
 const G = { id: 'G', height: 0 }
 
@@ -14,21 +23,40 @@ interface Opts {
   params?: Partial<SnowParams>
 }
 
+/** The core's state with the accessors the assertions read. */
+interface Engine {
+  handle(input: EngineInput): EngineEffect[]
+  snapshot(): ReturnType<typeof engineSummary>
+  readonly numProcessing: number
+  readonly preference: string
+  readonly lastAccepted: { id: string; height: number }
+}
+
 function mk(o: Opts = {}): Engine {
   const self = o.self ?? 'S'
-  const validators = (o.validators ?? [[self, 100n]]).map(([nodeId, weight]) => ({ nodeId, weight }))
+  const validators = (o.validators ?? [[self, 100n]]).map(([nodeId, weight]) => ({ nodeId, weight: String(weight) }))
   const down = o.down ?? new Set<string>()
-  return new Engine(
-    {
-      params: { ...DEFAULT_SNOW_PARAMS, ...o.params },
-      self,
-      validators: () => validators,
-      isConnected: (n) => n === self || !down.has(n),
-      parse: parseBlock,
-      random: mulberry32(9),
+  const state = engineCreate({
+    params: { ...DEFAULT_SNOW_PARAMS, ...o.params },
+    self,
+    lastAccepted: G,
+    validators,
+    connected: validators.map((v) => v.nodeId).filter((n) => !down.has(n)),
+    seed: 9,
+  })
+  return {
+    handle: (input) => engineHandle(state, input),
+    snapshot: () => engineSummary(state),
+    get numProcessing() {
+      return engineNumProcessing(state)
     },
-    G,
-  )
+    get preference() {
+      return enginePreference(state)
+    },
+    get lastAccepted() {
+      return engineLastAccepted(state)
+    },
+  }
 }
 
 const of = <T extends EngineEffect['type']>(fx: EngineEffect[], t: T) =>
@@ -42,7 +70,7 @@ const push = (from: string, b: EngineBlock, inboundId = 1): EngineInput => ({
   type: 'query',
   from,
   inboundId,
-  container: b.bytes,
+  block: b,
   requestedHeight: b.height,
 })
 const chitsFor = (id: string, acc = G): Chits => ({
@@ -172,8 +200,8 @@ describe('engine core: answering queries', () => {
     const fx = e.handle(push('P', B))
     assert.deepEqual(fx.slice(1), [{ type: 'get', to: 'P', blockId: 'A' }])
     assert.deepEqual(e.snapshot().awaitingParents, ['B'])
-    assert.deepEqual(e.handle({ type: 'put', from: 'Q', container: A.bytes }), []) // unsolicited
-    const fx2 = e.handle({ type: 'put', from: 'P', container: A.bytes, blockId: 'A' })
+    assert.deepEqual(e.handle({ type: 'put', from: 'Q', block: A }), []) // unsolicited
+    const fx2 = e.handle({ type: 'put', from: 'P', block: A, blockId: 'A' })
     assert.deepEqual(fx2, [{ type: 'verify', block: A }])
     const fx3 = e.handle({ type: 'verified', blockId: 'A', ok: true })
     assert.deepEqual(of(fx3, 'verify'), [{ type: 'verify', block: B }])
@@ -211,7 +239,7 @@ describe('engine core: answering queries', () => {
     const A = makeBlock('A', 'G', 1)
     const B = makeBlock('B', 'A', 2)
     e.handle(push('P', B))
-    e.handle({ type: 'put', from: 'P', container: A.bytes })
+    e.handle({ type: 'put', from: 'P', block: A })
     const fx = e.handle({ type: 'verified', blockId: 'A', ok: false })
     assert.deepEqual(fx, [])
     assert.equal(e.numProcessing, 0)
@@ -259,7 +287,7 @@ describe('engine core: consensus', () => {
     two.handle({ type: 'pendingTxs' })
     assert.deepEqual(queries(two.handle({ type: 'built', block: B })), [])
     assert.deepEqual(queries(two.handle({ type: 'tick' })), [])
-    assert.deepEqual(queries(two.handle({ type: 'connectivityChanged' })), [])
+    assert.deepEqual(queries(two.handle({ type: 'connectivityChanged', connected: ['S', 'P3', 'P4'] })), [])
     const one = mk({ validators, down: new Set(['P1']) }) // 80 % connected
     one.handle({ type: 'pendingTxs' })
     const fx = queries(one.handle({ type: 'built', block: B }))
@@ -320,7 +348,7 @@ describe('engine core: consensus', () => {
     const fx = e.handle({ type: 'chits', from: 'P', requestId: 1, chits: chitsFor('B') })
     assert.deepEqual(fx, [{ type: 'get', to: 'P', blockId: 'B' }])
     assert.equal(e.snapshot().waitingVotes, 1)
-    e.handle({ type: 'put', from: 'P', container: B.bytes })
+    e.handle({ type: 'put', from: 'P', block: B })
     const fx2 = e.handle({ type: 'verified', blockId: 'B', ok: true })
     // B counts for A transitively: with beta = 1, A and B are accepted in this poll
     assert.deepEqual(

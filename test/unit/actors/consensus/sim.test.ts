@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { engineSummary } from '../../../../actors/consensus/engine.js'
 import { ConsensusSim, nodeIdOf, type SimConfig } from '../../../helpers/consensus-sim.js'
 
 /** Every node accepted the same block at every height it reached; returns the common height. */
@@ -22,7 +23,9 @@ describe('consensus simulation', () => {
     assert.equal(assertAgreement(sim), 8)
     const chain = sim.nodes[0]?.vm.accepted ?? []
     assert.ok(chain.slice(1).every((id) => id.startsWith(`${nodeIdOf(2)}/`)))
-    for (const n of sim.nodes) assert.deepEqual(n.engine.snapshot().awaitingParents, [])
+    for (const n of sim.nodes) assert.deepEqual(engineSummary(n.engine).awaitingParents, [])
+    // the core's state is plain data: it survives a JSON round trip as it is
+    for (const n of sim.nodes) assert.deepEqual(JSON.parse(JSON.stringify(n.engine)), n.engine)
   })
 
   it('50 nodes, 10 % loss, 1-20 ms latency, several proposers and a conflict: same block at every height', () => {
@@ -70,7 +73,9 @@ describe('consensus simulation', () => {
     sim.pendingTxs(nodeIdOf(0), 0)
     sim.runUntil(() => false, 2_000)
     assert.ok(sim.nodes.every((n) => n.vm.accepted.length === 1))
-    assert.equal(sim.byId.get(nodeIdOf(0))?.engine.snapshot().requestId, 0)
+    const node0 = sim.byId.get(nodeIdOf(0))
+    assert.ok(node0)
+    assert.equal(engineSummary(node0.engine).requestId, 0)
   })
 
   it('is fully deterministic for a given seed', () => {

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createActor, initialTransition, type SnapshotFrom, transition } from 'xstate'
+import { assign, createActor, enqueueActions, initialTransition, type SnapshotFrom, setup, transition } from 'xstate'
 import {
   type BenchlistEmitted,
   type BenchlistMachineEvent,
   benchlistMachine,
   isBenched,
+  type SessionBenched,
 } from '../../../../actors/peers/benchlist.machine.js'
+import { SystemId } from '../../../../actors/system-ids.js'
 
 type Snapshot = SnapshotFrom<typeof benchlistMachine>
 const CHAIN = '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC'
@@ -64,6 +66,42 @@ describe('benchlist machine', () => {
     actor.send({ type: 'bench.failure', nodeId: 'N0', weight: 100, now: 0 })
     assert.deepEqual(seen, [{ type: 'bench.changed', chainId: CHAIN, nodeId: 'N0', benched: true }])
     assert.equal(isBenched(actor.getSnapshot(), 'N0'), true)
+    actor.stop()
+  })
+
+  it('tells the session of a benched peer itself (session.benched), and skips a peer without a session', () => {
+    // a session that records what it is told
+    const session = setup({
+      types: { context: {} as { told: SessionBenched[] }, events: {} as SessionBenched },
+    }).createMachine({
+      context: { told: [] },
+      on: { 'session.benched': { actions: assign({ told: ({ context, event }) => [...context.told, event] }) } },
+    })
+    const root = setup({ actors: { session, benchlist: benchlistMachine } }).createMachine({
+      entry: enqueueActions(({ enqueue }) => {
+        enqueue.spawnChild('session', { id: 's', systemId: SystemId.peer('N0') })
+        enqueue.spawnChild('benchlist', {
+          id: 'b',
+          systemId: SystemId.benchlist('C'),
+          input: { chainId: CHAIN, validators },
+        })
+      }),
+    })
+    const actor = createActor(root).start()
+    const bench = actor.system.get(SystemId.benchlist('C'))
+    const peer = actor.system.get(SystemId.peer('N0'))
+    assert.ok(bench && peer)
+    for (const nodeId of ['N0', 'N1']) {
+      bench.send({ type: 'bench.failure', nodeId, weight: 100, now: 0 })
+      bench.send({ type: 'bench.failure', nodeId, weight: 100, now: 0 })
+    }
+    assert.deepEqual(peer.getSnapshot().context.told, [{ type: 'session.benched', chainId: CHAIN, benched: true }])
+    bench.send({ type: 'bench.tick', now: 5 * 60_000 })
+    assert.deepEqual(peer.getSnapshot().context.told, [
+      { type: 'session.benched', chainId: CHAIN, benched: true },
+      { type: 'session.benched', chainId: CHAIN, benched: false },
+    ])
+    assert.equal(bench.getSnapshot().status, 'active')
     actor.stop()
   })
 })

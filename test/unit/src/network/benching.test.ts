@@ -1,6 +1,7 @@
 /**
- * Request tracking and benching in-process: real libp2p hosts on 127.0.0.1, real keys, the network actor with its
- * `benchlist:C`, memory-level, and the test-only echo protocol. A silent small validator is benched on C after
+ * Request tracking and benching in-process: real libp2p hosts on 127.0.0.1, real keys, the actor tree with
+ * `chain:C` and its `benchlist:C` (found by the request tracker through the actor system), memory-level, and the
+ * test-only echo protocol. A silent small validator is benched on C after
  * its echoes time out (PeerTable `benched: ['C']`, the session's benchedChains, a log line), a request to it then
  * fails at once, and it is unbenched once the bench duration passes; a silent validator of equal weight never is.
  */
@@ -56,8 +57,10 @@ describe('benching through the request tracker', { timeout: 60_000 }, () => {
     const small = await node({ identity: s, genesis, bootstrap: boot, silent: () => true })
     try {
       await until('both connected', () => (observer.peers.size === 2 ? true : undefined))
-      assert.ok(observer.actor.system.get(SystemId.benchlist('C')), 'benchlist:C under the network actor')
-      assert.deepEqual(observer.actor.getSnapshot().context.benchlists, ['C'])
+      const benchlist = observer.root.system.get(SystemId.benchlist('C'))
+      assert.ok(benchlist, 'benchlist:C runs')
+      const chain = observer.root.system.get(SystemId.chain('C'))
+      assert.equal(chain?.getSnapshot().children[SystemId.benchlist('C')], benchlist, 'under chain:C')
       assert.equal(observer.network.requests.currentTimeoutMs, 300)
 
       // an answering peer: a round trip, no bench

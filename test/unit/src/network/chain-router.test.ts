@@ -1,5 +1,5 @@
 /**
- * The chain router in-process: two Networks on real libp2p hosts on 127.0.0.1 (real keys, the network actor with
+ * The chain router in-process: two Networks on real libp2p hosts on 127.0.0.1 (real keys, the actor tree with
  * `benchlist:C`, memory-level). Every consensus, bootstrap and app request round trips with its fields and the
  * requester's NodeID; unregistered chains and unanswered requests time out; an AppError reaches the caller;
  * gossip arrives; a node that is not connected fails at once; malformed frames are refused without harm; Get -> Put

@@ -159,7 +159,7 @@ describe('Network', { timeout: 60_000 }, () => {
     assert.deepEqual(Object.keys(stored).sort(), ['lastUpdatedMs', 'startTimeMs', 'upDurationMs'])
     assert.ok((stored.upDurationMs as number) >= 0)
     assert.ok((stored.lastUpdatedMs as number) >= (stored.startTimeMs as number))
-    a.actor.stop()
+    a.root.stop()
     await dbA.close()
   })
 })

@@ -1,0 +1,57 @@
+/**
+ * The per-chain runtime registry: what the chain actors' IO slots serve, by chain ID. The composition root fills
+ * it once a chain's parts exist (its VM, and with the network up, its consensus runtime: blocks, router, gossiper,
+ * builder); the slot implementations (chain-slots.ts), shared by every chain, look the runtime up from their input.
+ * A slot that starts before its chain is registered waits for it (`whenReady`).
+ */
+import type { SnowmanChain } from '../chains/snowman/chain.js'
+import type { Logger } from '../log/logger.js'
+
+export interface ChainRuntime {
+  chainId: string
+  alias: string
+  /** the chain's log */
+  log: Logger
+  /** whether validators other than this node exist (initialization decides bootstrapping on it) */
+  hasOtherValidators(): boolean
+  /** a lone validator's block producer (`produceBlocks`); returns its stop. Absent: the chain has none */
+  startProducer?: () => () => void
+  /** the chain's consensus on the peer network (bootstrapper and engine IO); absent: it has none */
+  snowman?: SnowmanChain
+}
+
+export class ChainRuntimes {
+  readonly #runtimes = new Map<string, ChainRuntime>()
+  readonly #waiting = new Map<string, { promise: Promise<ChainRuntime>; resolve: (r: ChainRuntime) => void }>()
+
+  /** Registers (or replaces) a chain's runtime; slots waiting for it proceed. */
+  set(runtime: ChainRuntime): void {
+    this.#runtimes.set(runtime.chainId, runtime)
+    this.#waiting.get(runtime.chainId)?.resolve(runtime)
+    this.#waiting.delete(runtime.chainId)
+  }
+
+  get(chainId: string): ChainRuntime | undefined {
+    return this.#runtimes.get(chainId)
+  }
+
+  /** Resolves once the chain's runtime is registered. */
+  whenReady(chainId: string): Promise<ChainRuntime> {
+    const known = this.#runtimes.get(chainId)
+    if (known !== undefined) return Promise.resolve(known)
+    let waiting = this.#waiting.get(chainId)
+    if (waiting === undefined) {
+      let resolve: (r: ChainRuntime) => void = () => undefined
+      const promise = new Promise<ChainRuntime>((r) => {
+        resolve = r
+      })
+      waiting = { promise, resolve }
+      this.#waiting.set(chainId, waiting)
+    }
+    return waiting.promise
+  }
+
+  delete(chainId: string): void {
+    this.#runtimes.delete(chainId)
+  }
+}
