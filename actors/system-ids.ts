@@ -15,4 +15,6 @@ export const SystemId = {
   bootstrapper: (alias: string) => `bootstrapper:${alias}`,
   /** a chain's consensus engine in normal operation, `engine:<alias>` */
   engine: (alias: string) => `engine:${alias}`,
+  /** a lone validator's block producer in normal operation (instead of the engine), `producer:<alias>` */
+  producer: (alias: string) => `producer:${alias}`,
 } as const

@@ -87,7 +87,7 @@ export const chainChildren = (alias: string) => ({
   profiler: SystemId.chainProfiler(alias),
   bootstrapper: SystemId.bootstrapper(alias),
   engine: SystemId.engine(alias),
-  producer: `producer:${alias}`,
+  producer: SystemId.producer(alias),
 })
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
@@ -222,7 +222,7 @@ export const chainMachine = setup({
           const ids = chainChildren(context.alias)
           const slot = { chainId: context.chainId, alias: context.alias }
           if (!context.hasOtherValidators) {
-            enqueue.spawnChild('produceBlocks', { id: ids.producer, input: slot })
+            enqueue.spawnChild('produceBlocks', { id: ids.producer, systemId: ids.producer, input: slot })
             return
           }
           enqueue.spawnChild('engine', {

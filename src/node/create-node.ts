@@ -174,6 +174,7 @@ async function build(
   })
   const benchlist = benchlistSettings(config.benchlist, config.snow)
   const actor = createActor(logic, {
+    systemId: SystemId.Node,
     input: {
       nodeId,
       networkId: config.networkId,
