@@ -64,7 +64,7 @@ describe('node actor', () => {
   it('node.loadVMs: one load at a time, later commands answered by the next load, in order', async () => {
     let loads = 0
     const gates: (() => void)[] = []
-    const { actor, replies } = start(async () => {
+    const { actor, replies } = start(async (): Promise<LoadVmsResult> => {
       loads++
       const n = loads
       await new Promise<void>((r) => gates.push(r))
