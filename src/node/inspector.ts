@@ -64,6 +64,45 @@ function page(): string {
 `
 }
 
+/** An `@xstate.actor` event in statelyai's shape for an actor that exists now (its current snapshot). */
+function actorEvent(ref: AnyActorRef, rootId: string): object {
+  const config = (ref as { logic?: { config?: { id?: string } } }).logic?.config
+  const name = ref.id === ref.sessionId && config?.id !== undefined ? config.id : ref.id
+  return {
+    type: '@xstate.actor',
+    name,
+    definition: safeJson(config ?? { id: name }),
+    createdAt: Date.now().toString(),
+    id: null,
+    rootId,
+    parentId: (ref as { _parent?: { sessionId: string } })._parent?.sessionId,
+    sessionId: ref.sessionId,
+    snapshot: ref.getSnapshot(),
+  }
+}
+
+/** The parts of a snapshot a page shows: state value, context, status, output, error (not the machine object). */
+function snapshotFields(snapshot: unknown): unknown {
+  if (typeof snapshot !== 'object' || snapshot === null) return snapshot
+  const { value, context, status, output, error } = snapshot as Record<string, unknown>
+  return { value, context, status, output, error: error instanceof Error ? error.message : error }
+}
+
+/** JSON text of anything: internal `_` fields and functions left out, bigints as strings, bytes as hex, cycles cut. */
+export function safeJson(value: unknown): string {
+  const seen = new WeakSet<object>()
+  return JSON.stringify(value, (key, v: unknown) => {
+    if (key.startsWith('_') || typeof v === 'function') return undefined
+    if (typeof v === 'bigint') return v.toString()
+    if (v instanceof Uint8Array) return `0x${Buffer.from(v).toString('hex')}`
+    if (typeof v === 'object' && v !== null) {
+      if (seen.has(v)) return undefined
+      seen.add(v)
+    }
+    return v
+  })
+}
+
 export async function startInspector(port: number, log: Logger): Promise<ActorInspector> {
   const [{ createInspector }, { WebSocketServer, WebSocket }] = await Promise.all([
     import('@statelyai/inspect'),
@@ -88,25 +127,26 @@ export async function startInspector(port: number, log: Logger): Promise<ActorIn
   }
   // context and events are JSON-safe by the house rules; cap depth anyway so a large snapshot cannot stall
   const options = { serializationDepthLimit: 8, autoStart: true }
-  /** statelyai's event, with the systemId the actor is registered under */
-  const withSystemId = (event: object): object => {
-    const e = event as { type?: string; sessionId?: string }
-    if (e.type !== '@xstate.actor' || e.sessionId === undefined) return event
-    const systemId = (live.get(e.sessionId)?.ref as { systemId?: string } | undefined)?.systemId
-    return systemId === undefined ? event : { ...event, systemId }
+  const systemIdOf = (sessionId: string): string | undefined =>
+    (live.get(sessionId)?.ref as { systemId?: string } | undefined)?.systemId
+  /** statelyai's event as text, with the systemId the actor is registered under (IO slots' snapshots hold
+   * subscriptions: internal `_` fields are left out) */
+  const text = (event: object): string => {
+    const e = event as { type?: string; sessionId?: string; snapshot?: unknown }
+    if (e.type !== '@xstate.actor') return safeJson(event)
+    const systemId = e.sessionId === undefined ? undefined : systemIdOf(e.sessionId)
+    return safeJson({ ...event, snapshot: snapshotFields(e.snapshot), ...(systemId === undefined ? {} : { systemId }) })
   }
-  const inspector = createInspector({ send: (event) => broadcast(JSON.stringify(withSystemId(event))) }, options)
-  /** the live tree, parents first, to one page */
+  const inspector = createInspector({ send: (event) => broadcast(text(event)) }, options)
+  /** the live tree to one page: an `@xstate.actor` per actor that exists now, parents first */
   const sendTree = (ws: { send(text: string): void }): void => {
-    const one = createInspector({ send: (event) => ws.send(JSON.stringify(withSystemId(event))) }, options)
     for (const [sessionId, { ref, rootId }] of live) {
       if (ref.getSnapshot().status !== 'active') {
         live.delete(sessionId)
         continue
       }
-      one.inspect.next?.({ type: '@xstate.actor', actorRef: ref, rootId } as InspectionEvent)
+      ws.send(text(actorEvent(ref, rootId)))
     }
-    one.stop()
   }
 
   const html = Buffer.from(page(), 'utf8')
