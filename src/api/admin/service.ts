@@ -5,7 +5,6 @@
  */
 import { posix } from 'node:path'
 import type { AnyActorRef } from 'xstate'
-import { type AskStatsSink, ask } from '../../actors/ask.js'
 import { loadVmPlugins } from '../../chains/plugins.js'
 import type { ChainRegistry } from '../../chains/registry.js'
 import type { VmRegistry } from '../../chains/vm-registry.js'
@@ -14,10 +13,11 @@ import type { Database } from '../../db/open.js'
 import { idFromString, idToString } from '../../identity/ids.js'
 import type { LoggerLevels, LogManager } from '../../log/logger.js'
 import type { ActorLine } from '../../node/actor-tree.js'
+import { custom, fields, noParams, optional, str } from '../../rpc/params.js'
+import { defineMethod, type RpcService } from '../../rpc/service.js'
+import { type AskStatsSink, ask } from '../../runtime/ask.js'
+import { FirnError } from '../../runtime/errors.js'
 import type { Router } from '../http/router.js'
-import { ApiError } from '../jsonrpc/errors.js'
-import { custom, fields, noParams, optional, str } from '../jsonrpc/params.js'
-import { defineMethod, type RpcService } from '../jsonrpc/service.js'
 import { dbGet } from './db-get.js'
 import { writeStacktrace } from './stacktrace.js'
 
@@ -40,7 +40,7 @@ export interface AdminDeps {
 const MAX_ALIAS_BYTES = 512
 
 const checkAliasLength = (alias: string) => {
-  if (Buffer.byteLength(alias) > MAX_ALIAS_BYTES) throw new ApiError('alias length is too long')
+  if (Buffer.byteLength(alias) > MAX_ALIAS_BYTES) throw new FirnError('alias length is too long')
 }
 
 const levelParam = custom<LogLevel>((v) => {
@@ -54,7 +54,7 @@ export function adminService(d: AdminDeps): RpcService {
   })
   const loggerNames = (name: string | undefined): string[] => {
     if (name === undefined || name === '') return d.logs.names()
-    if (!d.logs.has(name)) throw new ApiError(`logger with name "${name}" not found`)
+    if (!d.logs.has(name)) throw new FirnError(`logger with name "${name}" not found`)
     return [name]
   }
   const profilerCommand = (type: string) =>
@@ -86,7 +86,7 @@ export function adminService(d: AdminDeps): RpcService {
         fields({ loggerName: optional(str), logLevel: optional(levelParam), displayLevel: optional(levelParam) }),
         ({ loggerName, logLevel, displayLevel }) => {
           if (logLevel === undefined && displayLevel === undefined) {
-            throw new ApiError('need to specify either displayLevel or logLevel')
+            throw new FirnError('need to specify either displayLevel or logLevel')
           }
           const names = loggerNames(loggerName)
           for (const n of names) d.logs.setLevels(n, { logLevel, displayLevel })
@@ -97,8 +97,8 @@ export function adminService(d: AdminDeps): RpcService {
         try {
           return await loadVmPlugins(d.pluginDir, d.vms)
         } catch (err) {
-          if (err instanceof ApiError) throw err
-          throw new ApiError((err as Error).message)
+          if (err instanceof FirnError) throw err
+          throw new FirnError((err as Error).message)
         }
       }),
       StartCPUProfiler: profilerCommand('profiler.start'),
@@ -120,6 +120,6 @@ function parseId(s: string): Uint8Array {
   try {
     return idFromString(s)
   } catch (err) {
-    throw new ApiError((err as Error).message)
+    throw new FirnError((err as Error).message)
   }
 }

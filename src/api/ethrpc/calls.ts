@@ -3,13 +3,16 @@
  * own, in any namespace; everything else is looked up in the method table (`rpc_modules` is built in
  * unless the table has it). Subscription kinds live in the `eth` namespace.
  */
+
+import { checkArity, goJsonKind, invalidArgument } from '../../rpc/eth-args.js'
+import type { EthMethod, MethodTable, SubscriptionStart, SubscriptionTable } from '../../rpc/eth-types.js'
+import { ErrorCode } from '../../runtime/errors.js'
 import { goQuote } from '../jsonrpc/go-text.js'
-import { checkArity, goJsonKind, invalidArgument, positionalParams } from './args.js'
 import { type Answer, errorAnswer, resultAnswer, thrownAnswer } from './encode.js'
-import { ErrorCode, ErrorText, methodNotFound } from './errors.js'
+import { ErrorText, methodNotFound } from './errors.js'
 import { isSubscribe, isUnsubscribe, namespaceOf, type RpcMessage } from './message.js'
+import { positionalParams } from './params.js'
 import { ABORTED, type CallProc, type Session, untilAborted } from './session.js'
-import type { EthMethod, MethodTable, SubscriptionStart, SubscriptionTable } from './types.js'
 
 export interface CallEnv {
   methods: MethodTable
@@ -79,7 +82,7 @@ async function subscribe(env: CallEnv, proc: CallProc, msg: RpcMessage, session:
     )
   }
   const sub = subs.create(namespace)
-  if (sub === undefined) return errorAnswer(msg.id, ErrorCode.default, 'too many subscriptions on this connection')
+  if (sub === undefined) return errorAnswer(msg.id, ErrorCode.server, ErrorText.tooManySubscriptions)
   proc.created.push(sub)
   try {
     const started = start(parsed.args, (result) => subs.push(sub, result), proc.ctx)
@@ -111,7 +114,7 @@ function unsubscribe(msg: RpcMessage, session: Session): Answer {
     }
     checkArity(params, 1, 1)
     const removed = session.subscriptions?.remove(typeof id === 'string' ? id : '') ?? false
-    return removed ? resultAnswer(msg.id, true) : errorAnswer(msg.id, ErrorCode.default, ErrorText.subscriptionNotFound)
+    return removed ? resultAnswer(msg.id, true) : errorAnswer(msg.id, ErrorCode.server, ErrorText.subscriptionNotFound)
   } catch (err) {
     return thrownAnswer(msg.id, err)
   }

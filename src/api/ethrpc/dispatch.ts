@@ -5,9 +5,11 @@
  * batch, a batch over `batch-request-limit` and the remaining calls once `batch-response-max-size` is
  * passed (or the deadline) get geth's errors. Both batch limits apply only when both are > 0.
  */
+
+import { ErrorCode } from '../../runtime/errors.js'
 import { type CallEnv, createCallEnv, runCall } from './calls.js'
 import { type Answer, errorAnswer, errorText } from './encode.js'
-import { ErrorCode, ErrorText } from './errors.js'
+import { ErrorText } from './errors.js'
 import { hasValidId, isCall, isIgnored, isNotification, type RpcMessage } from './message.js'
 import { CallProc, type Session } from './session.js'
 import { DEFAULT_BATCH_REQUEST_LIMIT, DEFAULT_BATCH_RESPONSE_MAX_SIZE, type EthRpcOptions } from './types.js'

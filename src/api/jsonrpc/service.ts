@@ -5,31 +5,13 @@
  * jayson `Server` (built once per endpoint). The caller's raw `id` is echoed; jayson sees a synthetic one.
  */
 import jayson from 'jayson'
+import { ARGUMENT_ERROR, normaliseParams } from '../../rpc/params.js'
+import type { CallInfo, RpcMethod, RpcService } from '../../rpc/service.js'
+import { ErrorCode } from '../../runtime/errors.js'
 import { type DecodedRequest, decodeRequest, echoRequest } from './decode.js'
-import { ARGUMENT_ERROR, ErrorCode, toJsonRpcError } from './errors.js'
+import { toWireError } from './errors.js'
 import { type MethodLookup, resolveMethod } from './method-name.js'
-import { normaliseParams, type ParamParser } from './params.js'
 import { errorBody, type JsonRpcErrorObject, resultBody } from './response.js'
-
-export interface CallInfo {
-  /** the HTTP client's address */
-  remoteAddress: string
-}
-
-export interface RpcMethod<P = unknown> {
-  parse: ParamParser<P>
-  handle(params: P, call: CallInfo): unknown | Promise<unknown>
-}
-
-export function defineMethod<P>(parse: ParamParser<P>, handle: RpcMethod<P>['handle']): RpcMethod<P> {
-  return { parse, handle }
-}
-
-/** `name` is the text before the dot ('info'); methods are keyed by Go-style name ('GetNodeID', 'DbGet'). */
-export interface RpcService {
-  name: string
-  methods: Record<string, RpcMethod<unknown>>
-}
 
 /** One reply: `body` undefined means an empty HTTP body (a notification); `handlerRan` drives `nosniff`. */
 export interface JsonRpcReply {
@@ -84,14 +66,14 @@ const isThenable = (x: unknown): x is PromiseLike<unknown> =>
 function jaysonMethod(name: string, method: RpcMethod<unknown>, opts: JsonRpcEndpointOptions) {
   const fail = (callback: JaysonCallback, err: unknown): void => {
     opts.onError?.(name, err)
-    callback(toJsonRpcError(err))
+    callback(toWireError(err, 'gorilla'))
   }
   return (raw: Record<string, unknown> | undefined, ctx: Dispatch, callback: JaysonCallback): void => {
     let params: unknown
     try {
       params = method.parse(raw)
     } catch (err) {
-      callback(toJsonRpcError(err))
+      callback(toWireError(err, 'gorilla'))
       return
     }
     ctx.handlerRan = true
@@ -165,7 +147,7 @@ export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpo
       } catch (encodeErr) {
         // a result JSON cannot express (BigInt, cycle): a programming error, reported, never thrown
         opts.onError?.(entry.key, encodeErr)
-        resolve(reply(request, toJsonRpcError(encodeErr), ctx.handlerRan))
+        resolve(reply(request, toWireError(encodeErr, 'gorilla'), ctx.handlerRan))
         return
       }
       resolve({ body, handlerRan: ctx.handlerRan })
