@@ -79,7 +79,7 @@ describe('ask', () => {
     echo.stop()
   })
 
-  it('times out with an FirnError when no reply comes', async () => {
+  it('times out with a FirnError when no reply comes', async () => {
     const echo = countedEcho()
     const before = timers()
     await assert.rejects(ask(echo.ref, { type: 'echo.ignore' }, { timeoutMs: 20 }), (e: unknown) => {
