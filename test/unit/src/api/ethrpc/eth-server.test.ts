@@ -46,12 +46,13 @@ async function call(body: string): Promise<string | undefined> {
 
 describe('the eth endpoints’ jayson server', () => {
   it('answers a synchronous method synchronously, echoing the raw id jayson carried', () => {
-    const read = readMessages(Buffer.from('{"jsonrpc":"2.0","id":{"a":1},"method":"eth_chainId"}'))
+    const read = readMessages(Buffer.from('{"jsonrpc":"2.0","id":1.50,"method":"eth_chainId"}'))
     const msg = read.kind === 'messages' ? read.messages[0]! : assert.fail()
     const proc = new CallProc(session, () => {})
     const answer = runCall(server, msg, proc, session)
     assert.ok(!(answer instanceof Promise))
-    assert.equal(answer?.text, '{"jsonrpc":"2.0","id":{"a":1},"result":"0xa868"}')
+    // the id is the raw text as sent (a float64 would have printed 1.5)
+    assert.equal(answer?.text, '{"jsonrpc":"2.0","id":1.50,"result":"0xa868"}')
   })
 
   it('routes by namespace and answers unknown names with geth’s text', async () => {
