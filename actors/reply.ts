@@ -1,6 +1,6 @@
 /**
  * Replies: how an actor answers a command. A command event carries a `requestId`; the actor emits
- * exactly one `reply` with the same id, in every state (if only to say it is busy). `src/actors/ask.ts`
+ * exactly one `reply` with the same id, in every state (if only to say it is busy). `src/runtime/ask.ts`
  * turns that into a promise with a deadline.
  */
 /** JSON-safe error: what crosses the jayson boundary as `{code, message, data}`. */

@@ -13,7 +13,7 @@
  * `produceBlocks` are IO slots, and the children's own IO slots are provided by the composition root with the
  * children's logic. `info.isBootstrapped` reads `snapshot.matches('normalOp')`. Context is JSON-safe.
  */
-import { and, assign, emit, enqueueActions, setup } from 'xstate'
+import { type AnyActorRef, and, assign, emit, enqueueActions, setup } from 'xstate'
 import { bootstrapperMachine, type ChainBootstrapProgress } from '../consensus/bootstrapper.machine.js'
 import { engineMachine } from '../consensus/engine.machine.js'
 import { DEFAULT_SNOW_PARAMS, type SnowParams } from '../consensus/params.js'
@@ -21,6 +21,7 @@ import { notProvidedEventObservable, notProvidedPromise } from '../not-provided.
 import type { BenchlistConfig } from '../peers/benchlist.js'
 import { benchlistMachine } from '../peers/benchlist.machine.js'
 import { profilerMachine } from '../profiler/profiler.machine.js'
+import { type Reply, type ReplyError, replyError } from '../reply.js'
 import { SystemId } from '../system-ids.js'
 
 export interface ChainInput {
@@ -48,6 +49,15 @@ export interface ChainSlotInput {
   alias: string
 }
 
+/** The chain's IO slot (`chainIo`, for the chain's whole life): it carries out what the chain emits. */
+export interface ChainIoInput extends ChainSlotInput {
+  /** the chain actor; it emits ChainEmitted */
+  self: AnyActorRef
+}
+
+/** The answer to `chain.submitTx` while the chain is not in normal operation (the reference's HTTP 503 text). */
+export const NOT_BOOTSTRAPPED = 'API call rejected because chain is not done bootstrapping'
+
 export interface ChainInitResult {
   /** true when other validators of this chain exist to bootstrap from */
   hasOtherValidators: boolean
@@ -73,13 +83,31 @@ export interface BootstrapOutput {
 type ChildDone = { type: `xstate.done.actor.${string}`; actorId: string; output: unknown }
 type ChildError = { type: `xstate.error.actor.${string}`; actorId: string; error: unknown }
 
-export type ChainEvent = ChainBootstrapProgress | { type: 'chain.stop' } | ChildDone | ChildError
+/**
+ * Transaction admission into the chain (a command, answered with a reply: the tx hash, or the pool's error). The
+ * transaction itself waits in src/ under `ticket` (its bytes stay out of events); `hash` names it for dev tools.
+ */
+export type SubmitTx = { type: 'chain.submitTx'; requestId: string; ticket: number; hash: string }
+/** The chain's IO: the admission's outcome. */
+export type TxAdmitted =
+  | { type: 'chain.txAdmitted'; requestId: string; ok: true; hash: string }
+  | { type: 'chain.txAdmitted'; requestId: string; ok: false; error: ReplyError }
 
-export type ChainEmitted = {
-  type: 'chain.stateChanged'
-  chainId: string
-  state: 'bootstrapping' | 'normalOp' | 'failed' | 'stopped'
-}
+export type ChainEvent =
+  | ChainBootstrapProgress
+  | { type: 'chain.stop' }
+  | SubmitTx
+  | TxAdmitted
+  | ChildDone
+  | ChildError
+
+export type ChainState = 'bootstrapping' | 'normalOp' | 'failed' | 'stopped'
+
+export type ChainEmitted =
+  | { type: 'chain.stateChanged'; chainId: string; state: ChainState }
+  /** for the `chainIo` slot: admit the parked transaction into the chain's pool */
+  | { type: 'chain.admitTx'; requestId: string; ticket: number; hash: string }
+  | Reply
 
 /** The ids (and systemIds) of a chain's children. */
 export const chainChildren = (alias: string) => ({
@@ -91,6 +119,8 @@ export const chainChildren = (alias: string) => ({
 })
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+const slotOf = (context: ChainContext): ChainSlotInput => ({ chainId: context.chainId, alias: context.alias })
 
 const bootstrapOutput = (output: unknown): BootstrapOutput =>
   typeof output === 'object' && output !== null ? (output as BootstrapOutput) : { executed: 0 }
@@ -104,6 +134,8 @@ export const chainMachine = setup({
   },
   actors: {
     initializeChain: notProvidedPromise<ChainInitResult, ChainSlotInput>('initializeChain'),
+    /** the chain's IO for its whole life: carries out what it emits (tx admission) */
+    chainIo: notProvidedEventObservable<ChainEvent, ChainIoInput>('chainIo'),
     /** a lone validator's block producer: runs while subscribed */
     produceBlocks: notProvidedEventObservable<ChainEvent, ChainSlotInput>('produceBlocks'),
     benchlist: benchlistMachine,
@@ -112,7 +144,7 @@ export const chainMachine = setup({
     engine: engineMachine,
   },
   actions: {
-    announce: emit(({ context }, params: { state: ChainEmitted['state'] }) => ({
+    announce: emit(({ context }, params: { state: ChainState }) => ({
       type: 'chain.stateChanged' as const,
       chainId: context.chainId,
       state: params.state,
@@ -144,8 +176,20 @@ export const chainMachine = setup({
       enqueue.spawnChild('profiler', { id: ids.profiler, systemId: ids.profiler, input: { label: context.alias } })
     }
   }),
+  invoke: { id: 'io', src: 'chainIo', input: ({ context, self }) => ({ ...slotOf(context), self }) },
   initial: 'initializing',
-  on: { 'chain.stop': '.stopped' },
+  on: {
+    'chain.stop': '.stopped',
+    // outside normalOp the chain takes no transactions
+    'chain.submitTx': { actions: emit(({ event }) => replyError(event.requestId, NOT_BOOTSTRAPPED)) },
+    'chain.txAdmitted': {
+      actions: emit(({ event }) =>
+        event.ok
+          ? ({ type: 'reply', requestId: event.requestId, ok: true, result: event.hash } as const)
+          : ({ type: 'reply', requestId: event.requestId, ok: false, error: event.error } as const),
+      ),
+    },
+  },
   states: {
     initializing: {
       invoke: {
@@ -243,6 +287,14 @@ export const chainMachine = setup({
         enqueue.stopChild(ids.producer)
       }),
       on: {
+        'chain.submitTx': {
+          actions: emit(({ event }) => ({
+            type: 'chain.admitTx' as const,
+            requestId: event.requestId,
+            ticket: event.ticket,
+            hash: event.hash,
+          })),
+        },
         'xstate.error.actor.*': {
           guard: { type: 'fromChild', params: { child: 'running' } },
           target: 'failed',

@@ -2,7 +2,7 @@
  * Chain aliases, the reference's way (ids/aliases.go): an ID has many aliases, an alias maps to one ID, the
  * primary alias is the first one added. Texts are the reference's.
  */
-import { ApiError } from '../api/jsonrpc/errors.js'
+import { FirnError } from '../runtime/errors.js'
 
 export class Aliaser {
   private readonly byAlias = new Map<string, string>()
@@ -11,7 +11,7 @@ export class Aliaser {
   /** The ID an alias names: `there is no ID with alias: <a>` otherwise. */
   lookup(alias: string): string {
     const id = this.byAlias.get(alias)
-    if (id === undefined) throw new ApiError(`there is no ID with alias: ${alias}`)
+    if (id === undefined) throw new FirnError(`there is no ID with alias: ${alias}`)
     return id
   }
 
@@ -27,12 +27,12 @@ export class Aliaser {
 
   primaryAlias(id: string): string {
     const first = this.byId.get(id)?.[0]
-    if (first === undefined) throw new ApiError(`there is no alias for ID: ${id}`)
+    if (first === undefined) throw new FirnError(`there is no alias for ID: ${id}`)
     return first
   }
 
   alias(id: string, alias: string): void {
-    if (this.byAlias.has(alias)) throw new ApiError(`alias already mapped to an ID: ${alias}`)
+    if (this.byAlias.has(alias)) throw new FirnError(`alias already mapped to an ID: ${alias}`)
     this.byAlias.set(alias, id)
     const list = this.byId.get(id)
     if (list) list.push(alias)

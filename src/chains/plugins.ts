@@ -10,8 +10,8 @@
 import { readdir } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { ApiError } from '../api/jsonrpc/errors.js'
 import { idFromString, idToString } from '../identity/ids.js'
+import { FirnError } from '../runtime/errors.js'
 import type { VmRegistry } from './vm-registry.js'
 
 export interface LoadVmsResult {
@@ -59,7 +59,7 @@ function resolveVmName(name: string, registry: VmRegistry): string {
   try {
     return idToString(idFromString(name))
   } catch {
-    throw new ApiError(`invalid vmID: ${JSON.stringify(name)}`)
+    throw new FirnError(`invalid vmID: ${JSON.stringify(name)}`)
   }
 }
 

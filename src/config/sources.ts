@@ -3,6 +3,7 @@
  * precedence: flags > env vars > config file > defaults. Errors use pflag's texts where it has one.
  */
 import { readFileSync } from 'node:fs'
+import { FirnError } from '../runtime/errors.js'
 import { envVarName, FLAGS, type FlagName, isFlagName } from './flags.js'
 import { type FlagValue, parseJsonValue, parseText } from './values.js'
 
@@ -15,7 +16,8 @@ export interface RawConfig {
   source(name: FlagName): Source
 }
 
-export class ConfigError extends Error {
+/** A flag, env var or config file value that cannot be used (-32000 if it ever reaches a JSON-RPC caller). */
+export class ConfigError extends FirnError {
   constructor(message: string) {
     super(message)
     this.name = 'ConfigError'

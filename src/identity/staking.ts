@@ -173,7 +173,7 @@ export async function loadOrCreateStakingIdentity(paths: StakingPaths): Promise<
   try {
     return stakingIdentityFromPem(keyPem, certPem)
   } catch (err) {
-    if (err instanceof StakingError && err.code === 'STAKING_ERROR_LOAD') {
+    if (err instanceof StakingError && err.reason === 'STAKING_ERROR_LOAD') {
       throw loadError(`couldn't read staking certificate: ${err.message}`)
     }
     throw err

@@ -6,13 +6,14 @@
 import { join } from 'node:path'
 import type { AnyActorRef } from 'xstate'
 import { SystemId } from '../../actors/system-ids.js'
-import type { AskStatsSink } from '../actors/ask.js'
-import { chainAdminService, parseEvmLogLevel } from '../api/chain-admin/service.js'
-import { checkServiceNames, createEthApi, DEV_EXTRA_SERVICES, type EthApi } from '../api/eth/apis.js'
 import { createEthRpcRoute, createEthWsRoute, type EthWsRoute } from '../api/ethrpc/index.js'
 import { gateRoute } from '../api/http/gate.js'
 import type { Router } from '../api/http/router.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
+import { parseEvmLogLevel } from '../chains/evm/api/admin.js'
+import { checkServiceNames, DEV_EXTRA_SERVICES } from '../chains/evm/api/apis.js'
+import type { SubmitTransaction } from '../chains/evm/api/backend.js'
+import { createEvmHandlers, type EvmHandlers } from '../chains/evm/api/handlers.js'
 import { DEFAULT_ETH_APIS } from '../chains/evm/config/keys.js'
 import { type EvmConfig, evmConfigToVmConfig, loadEvmConfig, resolveEthApis } from '../chains/evm/config.js'
 import { Keystore } from '../chains/evm/keystore/keystore.js'
@@ -25,6 +26,7 @@ import { SEMVER } from '../config/version.js'
 import type { Database } from '../db/open.js'
 import { Sublevel } from '../db/sublevels.js'
 import type { LogManager } from '../log/logger.js'
+import type { AskStatsSink } from '../runtime/ask.js'
 
 export interface CChain {
   readonly vm: EvmVm
@@ -45,6 +47,8 @@ export interface RouteDeps {
   onError?: (method: string, err: unknown) => void
   /** false while the chain is not in normal operation: every route answers 503 (the reference's text) */
   ready?: () => boolean
+  /** tx admission (a message to the chain actor); the VM's own when absent */
+  submitTransaction?: SubmitTransaction
 }
 
 /** The chain admin API's profile directory: the reference's `<admin-api-dir>_coreth_performance_<alias>`, or
@@ -88,7 +92,7 @@ export async function openCChain(deps: {
   const keystore = new Keystore(
     config.keystoreDirectory === '' ? join(nodeConfig.dataDir, 'chainData', 'C', 'keystore') : config.keystoreDirectory,
   )
-  const api: EthApi = createEthApi(vm, keystore, services)
+  let handlers: EvmHandlers | undefined
   const producers = new Set<BlockProducer>()
   let ws: EthWsRoute | undefined
   const evictTimer = setInterval(() => vm.pool.evictExpired(), 60_000)
@@ -115,17 +119,27 @@ export async function openCChain(deps: {
         httpBodyLimit: config.httpBodyLimit,
         log,
       }
-      router.addRoute(base, '/rpc', gateRoute(createEthRpcRoute({ methods: api.methods, ...limits }), ready))
-      ws = createEthWsRoute({ methods: api.methods, subscriptions: api.subscriptions, ...limits })
+      // the chain hands its handlers over; the HTTP layer only routes to them
+      const h = createEvmHandlers({
+        backend: vm,
+        keystore,
+        services,
+        submitTransaction: r.submitTransaction,
+        admin: config.adminApiEnabled
+          ? {
+              profiler: () => r.system.get(SystemId.chainProfiler('C')),
+              setLogLevel: (lvl) => logs.setLevels('C', { logLevel: lvl, displayLevel: lvl }),
+              vmConfig: () => evmConfigToVmConfig(config),
+              ...(r.askStats === undefined ? {} : { askStats: r.askStats }),
+            }
+          : undefined,
+      })
+      handlers = h
+      router.addRoute(base, '/rpc', gateRoute(createEthRpcRoute({ ...h.rpc, ...limits }), ready))
+      ws = createEthWsRoute({ ...h.rpc, ...limits })
       router.addRoute(base, '/ws', gateRoute(ws, ready))
-      if (config.adminApiEnabled) {
-        const admin = chainAdminService({
-          profiler: () => r.system.get(SystemId.chainProfiler('C')),
-          setLogLevel: (lvl) => logs.setLevels('C', { logLevel: lvl, displayLevel: lvl }),
-          vmConfig: () => evmConfigToVmConfig(config),
-          ...(r.askStats === undefined ? {} : { askStats: r.askStats }),
-        })
-        const endpoint = createJsonRpcEndpoint([admin], {
+      if (h.admin !== undefined) {
+        const endpoint = createJsonRpcEndpoint(h.admin, {
           underscoreNames: true,
           ...(r.onError === undefined ? {} : { onError: r.onError }),
         })
@@ -136,7 +150,7 @@ export async function openCChain(deps: {
       clearInterval(evictTimer)
       ws?.close()
       await Promise.all([...producers].map((p) => p.stop()))
-      api.close()
+      handlers?.close()
       keystore.close()
       vm.close()
     },

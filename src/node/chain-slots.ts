@@ -5,11 +5,13 @@
  * own blocks (`produceBlocks`, running while the chain is in normalOp). Otherwise the chain's bootstrapper runs
  * (`bootstrapIo`), then its engine (`engineIo`), both IO of the chain's Snowman runtime (src/chains/snowman/).
  */
-import { Observable, throwError } from 'rxjs'
+import { filter, from, mergeMap, Observable, of, throwError } from 'rxjs'
 import { fromEventObservable, fromPromise } from 'xstate'
 import {
+  type ChainEmitted,
   type ChainEvent,
   type ChainInitResult,
+  type ChainIoInput,
   type ChainSlotInput,
   chainMachine,
 } from '../../actors/chains/chain.machine.js'
@@ -21,6 +23,7 @@ import {
 import { type EngineIoInput, type EngineMachineEvent, engineMachine } from '../../actors/consensus/engine.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import type { ProfilerImplementation } from '../profiling/profiler.impl.js'
+import { emitted$ } from '../runtime/emitted.js'
 import type { ChainRuntimes } from './chain-runtimes.js'
 
 export interface ChainLogicDeps {
@@ -40,6 +43,18 @@ export function chainLogic({ runtimes, profiler }: ChainLogicDeps) {
         runtime.log.info('chain initialized', { chainId: input.chainId, hasOtherValidators })
         return { hasOtherValidators }
       }),
+      /** the chain's own IO: transactions admitted into its pool (answers come back in any order, by request) */
+      chainIo: fromEventObservable<ChainEvent, ChainIoInput>(({ input }) =>
+        emitted$<ChainEmitted>(input.self).pipe(
+          filter((e) => e.type === 'chain.admitTx'),
+          mergeMap((e) => {
+            const admit = runtimes.get(input.chainId)?.admitTx
+            if (admit !== undefined) return from(admit(e))
+            const error = { code: -32000, message: 'this chain takes no transactions', data: null }
+            return of({ type: 'chain.txAdmitted' as const, requestId: e.requestId, ok: false as const, error })
+          }),
+        ),
+      ),
       /** a lone validator's producer runs while subscribed (a chain without one produces nothing) */
       produceBlocks: fromEventObservable<ChainEvent, ChainSlotInput>(
         ({ input }) => new Observable<ChainEvent>(() => runtimes.get(input.chainId)?.startProducer?.()),

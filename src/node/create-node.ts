@@ -5,14 +5,16 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { type Actor, createActor, type InspectionEvent } from 'xstate'
-import { nodeMachine } from '../../actors/node.machine.js'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { type Actor, createActor, fromPromise, type InspectionEvent } from 'xstate'
+import { type LoadVmsResult, nodeMachine } from '../../actors/node.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import { adminService } from '../api/admin/service.js'
 import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
 import { infoService } from '../api/info/service.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
+import { loadVmPlugins } from '../chains/plugins.js'
 import { ChainRegistry } from '../chains/registry.js'
 import { SnowmanChain } from '../chains/snowman/chain.js'
 import { EvmBlocks } from '../chains/snowman/evm-blocks.js'
@@ -37,6 +39,7 @@ import { chainLogic } from './chain-slots.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
 import { snapshotChecker } from './snapshot-check.js'
+import { admitTicket, submitThroughChain, TxTickets } from './tx-admission.js'
 
 export interface FirnNode {
   readonly config: NodeConfig
@@ -170,6 +173,7 @@ async function build(
       chain: chainLogic({ runtimes, profiler: chainProfiler.implementation }),
       profiler: profilerMachine.provide(profiler.implementation),
       network: p2p.logic(),
+      loadVMs: fromPromise<LoadVmsResult, void>(() => loadVmPlugins(config.pluginDir, vms)),
     },
   })
   const benchlist = benchlistSettings(config.benchlist, config.snow)
@@ -218,6 +222,7 @@ async function build(
     log: logs.get(cChain.alias),
   })
   cleanups.push(() => snowman.close())
+  const txTickets = new TxTickets<TypedTransaction>()
   runtimes.set({
     chainId: cChain.chainId,
     alias: cChain.alias,
@@ -225,6 +230,7 @@ async function build(
     hasOtherValidators: () => validators.hasOtherValidators(),
     startProducer: () => c.startProducer(),
     snowman,
+    admitTx: (e) => admitTicket(e, txTickets, (tx) => c.vm.submitTransaction(tx)),
   })
 
   const isChainBootstrapped = (chainId: string) => {
@@ -263,10 +269,9 @@ async function build(
     const admin = adminService({
       router: http.router,
       chains,
-      vms,
-      pluginDir: config.pluginDir,
       logs,
       profiler: () => actor.system.get(SystemId.Profiler),
+      node: () => actor,
       db,
       config,
       actors: () => listActors(actor),
@@ -281,6 +286,7 @@ async function build(
     askStats: mailbox,
     onError,
     ready: () => isChainBootstrapped(cChain.chainId),
+    submitTransaction: submitThroughChain(txTickets, () => actor.system.get(SystemId.chain(cChain.alias)), mailbox),
   })
   registerDefaultAliases(http.router, chains)
 

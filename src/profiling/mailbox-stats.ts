@@ -17,7 +17,7 @@
  * rows per table (further names share the `(other)` row).
  */
 import type { AnyEventObject, InspectionEvent } from 'xstate'
-import { actorName } from '../actors/actor-name.js'
+import { actorName } from '../runtime/actor-name.js'
 import { createKeyedWaitStats, DEFAULT_MAX_KEYS, DEFAULT_WAIT_WINDOW, type WaitSummary } from './wait-stats.js'
 
 export interface MailboxReport {

@@ -3,8 +3,8 @@
  * and the JSON-RPC error a failing call becomes.
  */
 import assert from 'node:assert/strict'
-import { toRpcError } from '../../src/api/ethrpc/errors.js'
-import type { CallContext, EthMethod } from '../../src/api/ethrpc/types.js'
+import { toWireError } from '../../src/api/jsonrpc/errors.js'
+import type { CallContext, EthMethod } from '../../src/rpc/eth-types.js'
 
 /** An HTTP call that never times out. */
 export const TEST_CTX: CallContext = {
@@ -33,7 +33,7 @@ export async function failure(p: Promise<unknown>): Promise<{ code: number; mess
   try {
     await p
   } catch (err) {
-    const { code, message } = toRpcError(err)
+    const { code, message } = toWireError(err, 'geth')
     return { code, message }
   }
   assert.fail('expected the call to fail')

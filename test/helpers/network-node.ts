@@ -7,8 +7,15 @@
  * are captured unless a logger is given.
  */
 import { MemoryLevel } from 'memory-level'
-import { type ActorRefFrom, createActor, fromPromise } from 'xstate'
-import { type ChainInitResult, type ChainSlotInput, chainMachine } from '../../actors/chains/chain.machine.js'
+import { NEVER } from 'rxjs'
+import { type ActorRefFrom, createActor, fromEventObservable, fromPromise } from 'xstate'
+import {
+  type ChainEvent,
+  type ChainInitResult,
+  type ChainIoInput,
+  type ChainSlotInput,
+  chainMachine,
+} from '../../actors/chains/chain.machine.js'
 import { nodeMachine } from '../../actors/node.machine.js'
 import type { networkMachine } from '../../actors/peers/network.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
@@ -86,7 +93,8 @@ export async function startNetworkNode(o: NetworkNodeOptions = {}): Promise<Netw
     benchlist: { ...benchlistSettings(undefined, extras.snow), ...extras.benchlist },
   }))
   const never = fromPromise<ChainInitResult, ChainSlotInput>(() => new Promise(() => {}))
-  const idle = chainMachine.provide({ actors: { initializeChain: never } })
+  const quiet = fromEventObservable<ChainEvent, ChainIoInput>(() => NEVER)
+  const idle = chainMachine.provide({ actors: { initializeChain: never, chainIo: quiet } })
   const root = createActor(nodeMachine.provide({ actors: { chain: idle, network: net.logic() } }), {
     input: {
       nodeId: identity.nodeId,

@@ -1,11 +1,13 @@
 /**
- * The import rules of the house: actors/ and protocols/ are pure (no IO, no src/), and only the entry points
- * import the runtime polyfill.
+ * The import rules of the house: actors/ and protocols/ are pure (no IO, no src/), src/chains never imports
+ * src/api (a chain hands its handlers to the node), no import cycles, and only the entry points import the
+ * runtime polyfill.
  */
 import '../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
@@ -27,12 +29,60 @@ function tsFiles(dir: string): string[] {
   return out
 }
 
+/** Block comments and whole-line comments go first, so an import written in a comment is no import. */
+const withoutComments = (text: string): string => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+
+/** Every module specifier: `import ... from`, `import type ... from`, `export ... from`, `import('x')`, `import 'x'`. */
 const importsOf = (file: string): string[] =>
   [
-    ...readFileSync(file, 'utf8').matchAll(
-      /(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]/g,
+    ...withoutComments(readFileSync(file, 'utf8')).matchAll(
+      /(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]|import\s+['"]([^'"]+)['"]/g,
     ),
-  ].map((m) => (m[1] ?? m[2]) as string)
+  ].map((m) => (m[1] ?? m[2] ?? m[3]) as string)
+
+/** The repo files a file imports through relative specifiers (`./x.js` names `./x.ts`). */
+function localImports(file: string, known: ReadonlySet<string>): string[] {
+  return importsOf(file)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+    .filter((target) => known.has(target))
+}
+
+/** Strongly connected components with more than one file (or a file importing itself): Tarjan's algorithm. */
+function importCycles(files: readonly string[]): string[][] {
+  const known = new Set(files)
+  const edges = new Map(files.map((f) => [f, localImports(f, known)]))
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const cycles: string[][] = []
+  const visit = (v: string): void => {
+    index.set(v, index.size)
+    low.set(v, index.get(v)!)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of edges.get(v)!) {
+      if (!index.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!))
+      }
+    }
+    if (low.get(v) !== index.get(v)) return
+    const component: string[] = []
+    let w: string
+    do {
+      w = stack.pop()!
+      onStack.delete(w)
+      component.push(relative(ROOT, w))
+    } while (w !== v)
+    if (component.length > 1 || edges.get(v)!.includes(v)) cycles.push(component.sort())
+  }
+  for (const f of files) if (!index.has(f)) visit(f)
+  return cycles
+}
 
 const FORBIDDEN =
   /^(node:|fs$|path$|http$|net$|level$|classic-level|memory-level|abstract-level|libp2p|@libp2p\/(?!interface)|@ethereumjs\/|jayson)/
@@ -50,6 +100,48 @@ describe('architecture', () => {
       assert.deepEqual(bad, [])
     })
   }
+
+  it('src/chains imports nothing from src/api (a chain hands its handlers to the node)', () => {
+    const api = join(ROOT, 'src', 'api')
+    const bad: string[] = []
+    for (const file of tsFiles(join(ROOT, 'src', 'chains'))) {
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith('.')) continue
+        const target = resolve(dirname(file), spec)
+        if (target === api || target.startsWith(api + sep)) bad.push(`${relative(ROOT, file)} -> ${spec}`)
+      }
+    }
+    assert.deepEqual(bad, [])
+  })
+
+  it('no import cycles in src/, actors/ and protocols/ (import type and export ... from count)', () => {
+    const files = ['src', 'actors', 'protocols'].flatMap((top) => tsFiles(join(ROOT, top)))
+    const cycles = importCycles(files)
+    assert.deepEqual(cycles, [], `import cycles:\n${cycles.map((c) => `  ${c.join(' <-> ')}`).join('\n')}`)
+  })
+
+  it('the cycle check sees import type, export ... from and comments for what they are', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'firn-cycles-'))
+    try {
+      const write = (name: string, text: string): string => {
+        writeFileSync(join(dir, name), text)
+        return join(dir, name)
+      }
+      const files = [
+        write('a.ts', "import type { B } from './b.js'\nexport type A = B\n"),
+        write('b.ts', "export * from './c.js'\nexport type B = 1\n"),
+        write('c.ts', "/** import { A } from './a.js' */\n// import './b.js'\nexport * from './a.js'\n"),
+        write('d.ts', "import { x } from './e.js'\n"),
+        write('e.ts', '// import { y } from "./d.js"\nexport const x = 1\n'),
+      ]
+      assert.deepEqual(
+        importCycles(files).map((cycle) => cycle.map((f) => f.slice(f.lastIndexOf(sep) + 1))),
+        [['a.ts', 'b.ts', 'c.ts']],
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 
   it('the polyfill is imported only by entry points', () => {
     const bad = tsFiles(join(ROOT, 'src'))

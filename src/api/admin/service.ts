@@ -5,29 +5,27 @@
  */
 import { posix } from 'node:path'
 import type { AnyActorRef } from 'xstate'
-import { type AskStatsSink, ask } from '../../actors/ask.js'
-import { loadVmPlugins } from '../../chains/plugins.js'
 import type { ChainRegistry } from '../../chains/registry.js'
-import type { VmRegistry } from '../../chains/vm-registry.js'
 import { type LogLevel, parseLogLevel } from '../../config/node-config.js'
 import type { Database } from '../../db/open.js'
 import { idFromString, idToString } from '../../identity/ids.js'
 import type { LoggerLevels, LogManager } from '../../log/logger.js'
 import type { ActorLine } from '../../node/actor-tree.js'
+import { custom, fields, noParams, optional, str } from '../../rpc/params.js'
+import { defineMethod, type RpcService } from '../../rpc/service.js'
+import { type AskStatsSink, ask } from '../../runtime/ask.js'
+import { FirnError } from '../../runtime/errors.js'
 import type { Router } from '../http/router.js'
-import { ApiError } from '../jsonrpc/errors.js'
-import { custom, fields, noParams, optional, str } from '../jsonrpc/params.js'
-import { defineMethod, type RpcService } from '../jsonrpc/service.js'
 import { dbGet } from './db-get.js'
 import { writeStacktrace } from './stacktrace.js'
 
 export interface AdminDeps {
   router: Pick<Router, 'addAliases'>
   chains: ChainRegistry
-  vms: VmRegistry
-  pluginDir: string
   logs: LogManager
   profiler: () => AnyActorRef
+  /** the node actor (`node.loadVMs`) */
+  node: () => AnyActorRef
   db: Database
   /** the parsed node config, as getConfig returns it */
   config: unknown
@@ -38,9 +36,11 @@ export interface AdminDeps {
 }
 
 const MAX_ALIAS_BYTES = 512
+/** a plugin scan imports each module with its own 10 s deadline; the command waits this long in all */
+const LOAD_VMS_TIMEOUT_MS = 120_000
 
 const checkAliasLength = (alias: string) => {
-  if (Buffer.byteLength(alias) > MAX_ALIAS_BYTES) throw new ApiError('alias length is too long')
+  if (Buffer.byteLength(alias) > MAX_ALIAS_BYTES) throw new FirnError('alias length is too long')
 }
 
 const levelParam = custom<LogLevel>((v) => {
@@ -54,7 +54,7 @@ export function adminService(d: AdminDeps): RpcService {
   })
   const loggerNames = (name: string | undefined): string[] => {
     if (name === undefined || name === '') return d.logs.names()
-    if (!d.logs.has(name)) throw new ApiError(`logger with name "${name}" not found`)
+    if (!d.logs.has(name)) throw new FirnError(`logger with name "${name}" not found`)
     return [name]
   }
   const profilerCommand = (type: string) =>
@@ -86,21 +86,17 @@ export function adminService(d: AdminDeps): RpcService {
         fields({ loggerName: optional(str), logLevel: optional(levelParam), displayLevel: optional(levelParam) }),
         ({ loggerName, logLevel, displayLevel }) => {
           if (logLevel === undefined && displayLevel === undefined) {
-            throw new ApiError('need to specify either displayLevel or logLevel')
+            throw new FirnError('need to specify either displayLevel or logLevel')
           }
           const names = loggerNames(loggerName)
           for (const n of names) d.logs.setLevels(n, { logLevel, displayLevel })
           return levelsOf(names)
         },
       ),
-      LoadVMs: defineMethod(noParams, async () => {
-        try {
-          return await loadVmPlugins(d.pluginDir, d.vms)
-        } catch (err) {
-          if (err instanceof ApiError) throw err
-          throw new ApiError((err as Error).message)
-        }
-      }),
+      // a command to the node actor, which loads one plugin scan at a time
+      LoadVMs: defineMethod(noParams, () =>
+        ask(d.node(), { type: 'node.loadVMs' }, { stats: d.askStats, timeoutMs: LOAD_VMS_TIMEOUT_MS }),
+      ),
       StartCPUProfiler: profilerCommand('profiler.start'),
       StopCPUProfiler: profilerCommand('profiler.stop'),
       MemoryProfile: profilerCommand('profiler.memory'),
@@ -120,6 +116,6 @@ function parseId(s: string): Uint8Array {
   try {
     return idFromString(s)
   } catch (err) {
-    throw new ApiError((err as Error).message)
+    throw new FirnError((err as Error).message)
   }
 }

@@ -4,10 +4,16 @@
  * its calls one after another under one deadline; responses and notifications get no answer; an empty
  * batch, a batch over `batch-request-limit` and the remaining calls once `batch-response-max-size` is
  * passed (or the deadline) get geth's errors. Both batch limits apply only when both are > 0.
+ * Every call runs through the endpoint's jayson server (eth-server.ts, calls.ts); batches, deadlines, size caps
+ * and invalid messages are handled here, around it, because geth answers them differently from jayson.
  */
-import { type CallEnv, createCallEnv, runCall } from './calls.js'
+
+import type jayson from 'jayson'
+import { ErrorCode } from '../../runtime/errors.js'
+import { runCall } from './calls.js'
 import { type Answer, errorAnswer, errorText } from './encode.js'
-import { ErrorCode, ErrorText } from './errors.js'
+import { ErrorText } from './errors.js'
+import { createEthServer } from './eth-server.js'
 import { hasValidId, isCall, isIgnored, isNotification, type RpcMessage } from './message.js'
 import { CallProc, type Session } from './session.js'
 import { DEFAULT_BATCH_REQUEST_LIMIT, DEFAULT_BATCH_RESPONSE_MAX_SIZE, type EthRpcOptions } from './types.js'
@@ -18,17 +24,23 @@ export interface Dispatcher {
 }
 
 /** geth's `handleCallMsg`: null for a notification. */
-async function callMessage(env: CallEnv, proc: CallProc, msg: RpcMessage, session: Session): Promise<Answer | null> {
+async function callMessage(
+  server: jayson.Server,
+  proc: CallProc,
+  msg: RpcMessage,
+  session: Session,
+): Promise<Answer | null> {
   if (isNotification(msg)) {
-    await runCall(env, proc, msg, session)
+    await runCall(server, msg, proc, session)
     return null
   }
-  if (isCall(msg)) return runCall(env, proc, msg, session)
+  if (isCall(msg)) return runCall(server, msg, proc, session)
   return errorAnswer(hasValidId(msg) ? msg.id : 'null', ErrorCode.invalidRequest, ErrorText.invalidRequest)
 }
 
 export function createDispatcher(opts: EthRpcOptions): Dispatcher {
-  const env = createCallEnv(opts.methods, opts.subscriptions)
+  // the dispatcher of every call: one jayson server per endpoint
+  const server = createEthServer(opts)
   const itemLimit = opts.batchRequestLimit ?? DEFAULT_BATCH_REQUEST_LIMIT
   const sizeLimit = opts.batchResponseMaxSize ?? DEFAULT_BATCH_RESPONSE_MAX_SIZE
   const limited = itemLimit > 0 && sizeLimit > 0
@@ -44,7 +56,7 @@ export function createDispatcher(opts: EthRpcOptions): Dispatcher {
       responded = true
       session.write(errorText(msg.id, ErrorCode.timeout, ErrorText.timeout), true)
     })
-    const answer = await callMessage(env, proc, msg, session)
+    const answer = await callMessage(server, proc, msg, session)
     proc.stopTimer()
     if (answer !== null && !responded) {
       responded = true
@@ -85,7 +97,7 @@ export function createDispatcher(opts: EthRpcOptions): Dispatcher {
     const proc = new CallProc(session, () => respondWithError(ErrorCode.timeout, ErrorText.timeout))
     let responseBytes = 0
     while (next < calls.length && !proc.signal.aborted) {
-      const answer = await callMessage(env, proc, calls[next]!, session)
+      const answer = await callMessage(server, proc, calls[next]!, session)
       if (wrote) break
       next++
       if (answer === null) continue

@@ -3,8 +3,10 @@
  * result), with Go's encoder escaping. An `id` of undefined is omitted, as Go's `omitempty` does for a nil
  * json.RawMessage (geth writes that for a timed-out notification).
  */
+
+import { ErrorCode } from '../../runtime/errors.js'
+import { toWireError } from '../jsonrpc/errors.js'
 import { goJson } from '../jsonrpc/go-text.js'
-import { ErrorCode, toRpcError } from './errors.js'
 
 /** A response text plus the byte size of its `result` (what the batch response limit adds up). */
 export interface Answer {
@@ -35,7 +37,7 @@ export const errorAnswer = (id: string | undefined, code: number, message: strin
 
 /** The answer a thrown value becomes. */
 export function thrownAnswer(id: string | undefined, err: unknown): Answer {
-  const e = toRpcError(err)
+  const e = toWireError(err, 'geth')
   return errorAnswer(id, e.code, e.message, e.data)
 }
 

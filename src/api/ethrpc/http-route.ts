@@ -8,11 +8,12 @@
  * answers, its error path (parse error, batch errors, timeouts) does not.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { ErrorCode } from '../../runtime/errors.js'
 import { httpError } from '../http/plain.js'
 import type { RawRoute } from '../http/router.js'
 import { createDispatcher } from './dispatch.js'
 import { errorText } from './encode.js'
-import { ErrorCode, ErrorText } from './errors.js'
+import { ErrorText } from './errors.js'
 import { isAcceptedContentType } from './media-type.js'
 import { readMessages } from './message.js'
 import type { Session } from './session.js'

@@ -5,7 +5,7 @@
  * they are strings; `id`, `params` and `result` are raw JSON (`null` counts as present); `error` is present
  * unless null. Anything that is not an object (`1`, `null`) is the zero message.
  */
-import { goFoldName } from '../jsonrpc/decode.js'
+import { goFoldName } from '../../rpc/go-fold.js'
 import { compactJson } from '../jsonrpc/go-text.js'
 import { JsonSyntaxError, type ScannedValue, scanFirstValue } from '../jsonrpc/scan.js'
 

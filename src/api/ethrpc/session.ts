@@ -3,9 +3,10 @@
  * geth runs a message or a whole batch in: one AbortSignal with the deadline, and the subscriptions the
  * calls created, activated once the answer is written.
  */
+
+import type { CallContext, ConnectionInfo } from '../../rpc/eth-types.js'
 import { ErrorText } from './errors.js'
 import type { Subscription, SubscriptionSet } from './subscriptions.js'
-import type { CallContext, ConnectionInfo } from './types.js'
 
 export interface Session {
   readonly transport: 'http' | 'ws'

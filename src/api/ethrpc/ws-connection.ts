@@ -8,9 +8,9 @@
  * writes and the connection is dropped if no pong comes within `pongTimeoutMs`. When it closes, its calls are aborted and its subscriptions end.
  */
 import type { RawData, WebSocket } from 'ws'
+import { ErrorCode } from '../../runtime/errors.js'
 import type { Dispatcher } from './dispatch.js'
 import { errorText } from './encode.js'
-import { ErrorCode } from './errors.js'
 import { readMessages } from './message.js'
 import type { Session } from './session.js'
 import { SubscriptionSet } from './subscriptions.js'

@@ -2,12 +2,12 @@
  * The route table with the reference's API aliases (avalanchego `api/server/router.go`, node-api.md 1.3).
  * A route is `/ext/<base>` + endpoint suffix, matched exactly and case-sensitively. An alias `/ext/<a>`
  * serves every endpoint of its base, existing and added later (aliases of aliases too). Only names already
- * used as aliases are reserved. Errors are `ApiError`s with the reference's texts, so `admin.alias` can
+ * used as aliases are reserved. Errors are `FirnError`s with the reference's texts, so `admin.alias` can
  * return them as they are; like the reference, a failing call keeps the changes made before the failure.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { ApiError } from '../jsonrpc/errors.js'
+import { FirnError } from '../../runtime/errors.js'
 import type { JsonRpcEndpoint } from '../jsonrpc/service.js'
 
 /** A JSON-RPC endpoint: POST only, `application/json` only, answered with 503 while `ready()` is false. */
@@ -55,7 +55,7 @@ export class Router {
     for (const alias of aliasUrls) if (this.#reserved.has(alias)) throw alreadyReserved(alias)
     for (const alias of aliasUrls) this.#reserved.add(alias)
     this.#aliases.set(url, [...(this.#aliases.get(url) ?? []), ...aliasUrls])
-    let err: ApiError | undefined
+    let err: FirnError | undefined
     for (const [endpoint, route] of this.#routes.get(url) ?? []) {
       for (const alias of aliasUrls) {
         const e = this.#forceAdd(alias, endpoint, route)
@@ -70,14 +70,14 @@ export class Router {
     return this.#byPath.get(path)
   }
 
-  #forceAdd(base: string, endpoint: string, route: Route): ApiError | undefined {
+  #forceAdd(base: string, endpoint: string, route: Route): FirnError | undefined {
     const endpoints = this.#routes.get(base) ?? new Map<string, Route>()
     const path = base + endpoint
-    if (endpoints.has(endpoint)) return new ApiError(`failed to create endpoint as ${path} already exists`)
+    if (endpoints.has(endpoint)) return new FirnError(`failed to create endpoint as ${path} already exists`)
     endpoints.set(endpoint, route)
     this.#routes.set(base, endpoints)
     if (!this.#byPath.has(path)) this.#byPath.set(path, route)
-    let err: ApiError | undefined
+    let err: FirnError | undefined
     for (const alias of this.#aliases.get(base) ?? []) {
       const e = this.#forceAdd(alias, endpoint, route)
       err ??= e
@@ -86,5 +86,5 @@ export class Router {
   }
 }
 
-const alreadyReserved = (url: string): ApiError =>
-  new ApiError(`route is either already aliased or already maps to a handle: ${url}`)
+const alreadyReserved = (url: string): FirnError =>
+  new FirnError(`route is either already aliased or already maps to a handle: ${url}`)

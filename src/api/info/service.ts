@@ -12,9 +12,9 @@ import { nodeIdFromString, nodeIdToString } from '../../identity/ids.js'
 import type { Logger } from '../../log/logger.js'
 import type { PeerSource } from '../../network/peer-view.js'
 import type { ValidatorSet } from '../../network/validators.js'
-import { ApiError } from '../jsonrpc/errors.js'
-import { array, custom, fields, noParams, optional, str } from '../jsonrpc/params.js'
-import { defineMethod, type RpcService } from '../jsonrpc/service.js'
+import { array, custom, fields, noParams, optional, str } from '../../rpc/params.js'
+import { defineMethod, type RpcService } from '../../rpc/service.js'
+import { FirnError } from '../../runtime/errors.js'
 import { tallyAcps } from './acps.js'
 import { peerEntry } from './peers.js'
 import { computeUptime } from './uptime.js'
@@ -66,9 +66,9 @@ export function infoService(d: InfoDeps): RpcService {
         blockchainID: d.chains.aliaser.lookup(alias),
       })),
       IsBootstrapped: defineMethod(fields({ chain: str }), ({ chain }) => {
-        if (chain === '') throw new ApiError("argument 'chain' not given")
+        if (chain === '') throw new FirnError("argument 'chain' not given")
         const chainId = d.chains.aliaser.tryLookup(chain)
-        if (chainId === undefined) throw new ApiError(`there is no chain with alias/ID '${chain}'`)
+        if (chainId === undefined) throw new FirnError(`there is no chain with alias/ID '${chain}'`)
         return { isBootstrapped: d.chains.get(chainId) !== undefined && d.isChainBootstrapped(chainId) }
       }),
       Peers: defineMethod(fields({ nodeIDs: optional(array(nodeIdParam)) }), ({ nodeIDs }) => {

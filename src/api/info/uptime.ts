@@ -3,7 +3,7 @@
  * counts itself as 100 % up; every connected validator adds its observed uptime times its weight; both
  * results divide by the TOTAL primary weight, so disconnected validators count as 0.
  */
-import { ApiError } from '../jsonrpc/errors.js'
+import { FirnError } from '../../runtime/errors.js'
 
 export interface UptimeInput {
   selfWeight: bigint
@@ -20,7 +20,7 @@ export interface UptimeResult {
 }
 
 export function computeUptime(input: UptimeInput): UptimeResult {
-  if (input.selfWeight === 0n) throw new ApiError("couldn't get node uptime: node is not a validator")
+  if (input.selfWeight === 0n) throw new FirnError("couldn't get node uptime: node is not a validator")
   let weighted = 100 * Number(input.selfWeight)
   let rewarding = Number(input.selfWeight)
   for (const p of input.peers) {

@@ -6,6 +6,7 @@
  * decoding), `params` and `id` are raw JSON (`null` = absent). A parse failure still yields the partly
  * decoded request, which the reply echoes as `data`.
  */
+import { goFoldName } from '../../rpc/go-fold.js'
 import { compactJson, goJson } from './go-text.js'
 import { JsonSyntaxError, scanFirstValue } from './scan.js'
 
@@ -38,22 +39,6 @@ const fieldOf = (key: string): Field | undefined =>
   key === 'jsonrpc' || key === 'method' || key === 'params' || key === 'id'
     ? key
     : FIELD_BY_FOLDED_NAME.get(goFoldName(key))
-
-/**
- * Go's `foldName`: ASCII upper-cased; the two non-ASCII letters that fold onto ASCII ones (KELVIN SIGN,
- * LONG S) become 'K' and 'S'; any other non-ASCII character stays and so never matches an ASCII name.
- */
-export function goFoldName(key: string): string {
-  let out = ''
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i)
-    if (c >= 0x61 && c <= 0x7a) out += String.fromCharCode(c - 0x20)
-    else if (c === 0x212a) out += 'K'
-    else if (c === 0x17f) out += 'S'
-    else out += key[i]
-  }
-  return out
-}
 
 /** JSON type name as Go's UnmarshalTypeError spells it, from the value's first byte. */
 function jsonKind(c: number | undefined): string {

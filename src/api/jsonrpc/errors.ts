@@ -1,49 +1,47 @@
 /**
- * Errors at the JSON-RPC boundary. Inside, code throws `ApiError` (or rejects with a `ReplyError` from an
- * actor); `toJsonRpcError` turns anything into the plain `{code, message, data}` jayson passes through.
- * Texts the reference defines are copied to the letter (reference/node-api.md section 2.3).
+ * Thrown values -> JSON-RPC error objects, in one place for every endpoint. Inside, code throws `FirnError`
+ * (src/runtime/errors.ts) or rejects with an actor's plain `ReplyError` (actors/reply.ts); anything else
+ * becomes -32000 with its text, as a plain Go error does in both references. The two dialects differ only in
+ * `data`: the node APIs' (gorilla json2) always write it, `null` when there is none; geth's leaves it out.
  */
 import type { ReplyError } from '../../../actors/reply.js'
+import { ErrorCode, FirnError } from '../../runtime/errors.js'
 
-export const ErrorCode = {
-  parse: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internal: -32603,
-  server: -32000,
-} as const
+/** `gorilla`: /ext/info, /ext/admin, the chain admin API. `geth`: a chain's /rpc and /ws. */
+export type Dialect = 'gorilla' | 'geth'
 
-export const ARGUMENT_ERROR =
-  "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls"
-
-export class ApiError extends Error {
-  readonly code: number
-  readonly data: unknown
-  constructor(message: string, code: number = ErrorCode.server, data: unknown = null) {
-    super(message)
-    this.name = 'ApiError'
-    this.code = code
-    this.data = data
-  }
+export interface WireError {
+  code: number
+  message: string
+  /** gorilla: never undefined (null when none); geth: undefined when none */
+  data: unknown
 }
 
-/** The generic argument error: params that do not decode. */
-export const argumentError = (): ApiError => new ApiError(ARGUMENT_ERROR)
-
+/** An actor's reply error: a plain object (never an Error) with an integer code and a message. */
 export function isReplyError(x: unknown): x is ReplyError {
   return (
     typeof x === 'object' &&
     x !== null &&
+    !(x instanceof Error) &&
     Number.isInteger((x as ReplyError).code) &&
     typeof (x as ReplyError).message === 'string'
   )
 }
 
-/** Anything thrown by a handler -> the plain object jayson accepts. Unknown errors keep their text. */
-export function toJsonRpcError(err: unknown): { code: number; message: string; data: unknown } {
-  if (err instanceof ApiError) return { code: err.code, message: err.message, data: err.data }
-  if (isReplyError(err)) return { code: err.code, message: err.message, data: err.data ?? null }
-  if (err instanceof Error) return { code: ErrorCode.server, message: err.message, data: null }
-  return { code: ErrorCode.server, message: String(err), data: null }
+export function toWireError(err: unknown, dialect: Dialect): WireError {
+  let code: number = ErrorCode.server
+  let message: string
+  let data: unknown
+  if (err instanceof FirnError) {
+    code = err.code
+    message = err.message
+    data = err.data
+  } else if (isReplyError(err)) {
+    code = err.code
+    message = err.message
+    data = err.data
+  } else {
+    message = err instanceof Error ? err.message : String(err)
+  }
+  return { code, message, data: dialect === 'gorilla' ? (data ?? null) : (data ?? undefined) }
 }

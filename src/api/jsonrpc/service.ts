@@ -1,35 +1,18 @@
 /**
- * Services and the JSON-RPC endpoint. The endpoint reproduces gorilla/rpc v2 json2 as wrapped by
- * avalanchego (reference/node-api.md section 2): decode -> `jsonrpc` must be "2.0" -> method name rules
- * and lookup -> params normalisation -> the method's own param parser -> handler, which runs through a
- * jayson `Server` (built once per endpoint). The caller's raw `id` is echoed; jayson sees a synthetic one.
+ * A node-API JSON-RPC endpoint (/ext/info, /ext/admin, a chain's /admin): gorilla/rpc v2 json2 as avalanchego
+ * wraps it (reference/node-api.md section 2). jayson dispatches every call (gorilla-server.ts: method lookup by
+ * the reference's name rules, params parsing, the handler); around `server.call` Firn keeps what jayson answers
+ * differently: Go-exact decoding and its error texts, the `jsonrpc` version check, params normalisation, and
+ * the response text with the caller's raw `id` echoed (the id jayson carries is that raw text).
  */
-import jayson from 'jayson'
+import type jayson from 'jayson'
+import { normaliseParams } from '../../rpc/params.js'
+import type { CallInfo, RpcService } from '../../rpc/service.js'
+import { ErrorCode } from '../../runtime/errors.js'
 import { type DecodedRequest, decodeRequest, echoRequest } from './decode.js'
-import { ARGUMENT_ERROR, ErrorCode, toJsonRpcError } from './errors.js'
-import { type MethodLookup, resolveMethod } from './method-name.js'
-import { normaliseParams, type ParamParser } from './params.js'
+import { toWireError } from './errors.js'
+import { createGorillaServer, type GorillaContext, type GorillaServerOptions } from './gorilla-server.js'
 import { errorBody, type JsonRpcErrorObject, resultBody } from './response.js'
-
-export interface CallInfo {
-  /** the HTTP client's address */
-  remoteAddress: string
-}
-
-export interface RpcMethod<P = unknown> {
-  parse: ParamParser<P>
-  handle(params: P, call: CallInfo): unknown | Promise<unknown>
-}
-
-export function defineMethod<P>(parse: ParamParser<P>, handle: RpcMethod<P>['handle']): RpcMethod<P> {
-  return { parse, handle }
-}
-
-/** `name` is the text before the dot ('info'); methods are keyed by Go-style name ('GetNodeID', 'DbGet'). */
-export interface RpcService {
-  name: string
-  methods: Record<string, RpcMethod<unknown>>
-}
 
 /** One reply: `body` undefined means an empty HTTP body (a notification); `handlerRan` drives `nosniff`. */
 export interface JsonRpcReply {
@@ -54,123 +37,51 @@ export interface JsonRpcEndpoint {
   ): void
 }
 
-export interface JsonRpcEndpointOptions {
-  /** Called with the Go-style name (`info.GetNodeID`) for every error a handler throws or rejects with. */
-  onError?: (method: string, err: unknown) => void
-  /**
-   * Also answer geth-style names: `admin_startCPUProfiler` is resolved as `admin.startCPUProfiler` (the chain
-   * admin API answers both spellings: the reference routes the dotted one, the spec writes the other).
-   */
-  underscoreNames?: boolean
+export type JsonRpcEndpointOptions = GorillaServerOptions
+
+const INVALID_VERSION: JsonRpcErrorObject = {
+  code: ErrorCode.invalidRequest,
+  message: 'jsonrpc must be 2.0',
+  data: null,
 }
 
-type JaysonCallback = (err: JsonRpcErrorObject | null, result?: unknown) => void
-
-/** Per-call context handed through jayson to the method wrapper. */
-interface Dispatch {
-  call: CallInfo
-  handlerRan: boolean
-}
-
-interface Entry {
-  /** the name registered with jayson */
-  key: string
-}
-
-const isThenable = (x: unknown): x is PromiseLike<unknown> =>
-  typeof x === 'object' && x !== null && typeof (x as PromiseLike<unknown>).then === 'function'
-
-/** Runs parse + handler and reports through jayson's callback with plain `{code, message, data}` errors. */
-function jaysonMethod(name: string, method: RpcMethod<unknown>, opts: JsonRpcEndpointOptions) {
-  const fail = (callback: JaysonCallback, err: unknown): void => {
-    opts.onError?.(name, err)
-    callback(toJsonRpcError(err))
-  }
-  return (raw: Record<string, unknown> | undefined, ctx: Dispatch, callback: JaysonCallback): void => {
-    let params: unknown
-    try {
-      params = method.parse(raw)
-    } catch (err) {
-      callback(toJsonRpcError(err))
-      return
-    }
-    ctx.handlerRan = true
-    let out: unknown
-    try {
-      out = method.handle(params, ctx.call)
-    } catch (err) {
-      fail(callback, err)
-      return
-    }
-    if (isThenable(out)) {
-      out.then(
-        (result) => callback(null, result),
-        (err: unknown) => fail(callback, err),
-      )
-    } else {
-      callback(null, out)
-    }
-  }
+/** The request jayson sees: the method as requested, Firn's normalised params, the raw id text (undefined: a notification). */
+interface JaysonRequest {
+  jsonrpc: '2.0'
+  method: string
+  params: Record<string, unknown> | undefined
+  id: string | undefined
 }
 
 export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpointOptions = {}): JsonRpcEndpoint {
-  const table = new Map<string, Map<string, Entry>>()
-  const jaysonMethods: Record<string, unknown> = {}
-  for (const service of services) {
-    if (table.has(service.name)) throw new Error(`duplicate JSON-RPC service: ${service.name}`)
-    const methods = new Map<string, Entry>()
-    for (const [methodName, method] of Object.entries(service.methods)) {
-      const key = `${service.name}.${methodName}`
-      methods.set(methodName, { key })
-      jaysonMethods[key] = jaysonMethod(key, method as RpcMethod<unknown>, opts)
-    }
-    table.set(service.name, methods)
-  }
-  const lookups = new Map<string, MethodLookup<Entry>>()
-  const server = new jayson.Server(jaysonMethods as Record<string, jayson.MethodLike>, { useContext: true })
+  const server = createGorillaServer(services, opts)
 
-  const reply = (request: DecodedRequest, error: JsonRpcErrorObject, handlerRan = false): JsonRpcReply => ({
-    body: request.id === undefined ? undefined : errorBody(error, request.id),
-    handlerRan,
-  })
-
-  const run = (
-    request: DecodedRequest,
-    entry: Entry,
-    raw: Record<string, unknown> | undefined,
-    call: CallInfo,
-    resolve: (reply: JsonRpcReply) => void,
-  ): void => {
-    const ctx: Dispatch = { call, handlerRan: false }
-    const jaysonRequest = { jsonrpc: '2.0', method: entry.key, params: raw, id: 1 }
-    server.call(jaysonRequest, ctx, (err, response) => {
-      if (err) {
-        const e = err.error as Partial<JsonRpcErrorObject>
-        resolve(
-          reply(
-            request,
-            { code: e.code ?? ErrorCode.internal, message: e.message ?? '', data: e.data ?? null },
-            ctx.handlerRan,
-          ),
-        )
+  /** jayson's answer -> the reply text: its error object as is, or the result (an unencodable one is an error). */
+  const answer =
+    (request: DecodedRequest, ctx: GorillaContext, done: (reply: JsonRpcReply) => void) =>
+    (err?: jayson.JSONRPCResponseWithError | null, response?: jayson.JSONRPCResponseWithResult): void => {
+      // a notification: jayson ran the method and answers nothing
+      if (request.id === undefined) {
+        done({ body: undefined, handlerRan: ctx.handlerRan })
         return
       }
-      if (request.id === undefined) {
-        resolve({ body: undefined, handlerRan: ctx.handlerRan })
+      if (err) {
+        const e = err.error as Partial<JsonRpcErrorObject>
+        const error = { code: e.code ?? ErrorCode.internal, message: e.message ?? '', data: e.data ?? null }
+        done({ body: errorBody(error, request.id), handlerRan: ctx.handlerRan })
         return
       }
       let body: string
       try {
-        body = resultBody(response?.result, request.id)
+        // the id jayson echoes is the raw id text it was given
+        body = resultBody(response?.result, response?.id as string | undefined)
       } catch (encodeErr) {
         // a result JSON cannot express (BigInt, cycle): a programming error, reported, never thrown
-        opts.onError?.(entry.key, encodeErr)
-        resolve(reply(request, toJsonRpcError(encodeErr), ctx.handlerRan))
-        return
+        opts.onError?.(ctx.method ?? request.method, encodeErr)
+        body = errorBody(toWireError(encodeErr, 'gorilla'), request.id)
       }
-      resolve({ body, handlerRan: ctx.handlerRan })
-    })
-  }
+      done({ body, handlerRan: ctx.handlerRan })
+    }
 
   const dispatch = (body: Buffer | string, call: CallInfo, done: (reply: JsonRpcReply) => void): void => {
     const decoded = decodeRequest(body)
@@ -186,24 +97,17 @@ export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpo
       done({ body, handlerRan: false })
       return
     }
-    let lookup = lookups.get(request.method)
-    if (lookup === undefined) {
-      lookup = resolveMethod(opts.underscoreNames ? dotted(request.method) : request.method, table)
-      // successful lookups only: a caller cannot grow the cache with made-up names
-      if (lookup.ok) lookups.set(request.method, lookup)
-    }
-    if (!lookup.ok) {
-      done(reply(request, serverError(lookup.message)))
-      return
-    }
-    let raw: Record<string, unknown> | undefined
+    // params the reference cannot decode are its argument error, answered once the name has resolved
+    let params: Record<string, unknown> | undefined
+    let badParams = false
     try {
-      raw = normaliseParams(request.params === undefined ? undefined : JSON.parse(request.params))
+      params = normaliseParams(request.params === undefined ? undefined : JSON.parse(request.params))
     } catch {
-      done(reply(request, serverError(ARGUMENT_ERROR)))
-      return
+      badParams = true
     }
-    run(request, lookup.method, raw, call, done)
+    const ctx: GorillaContext = { call, badParams, handlerRan: false, method: undefined }
+    const jaysonRequest: JaysonRequest = { jsonrpc: '2.0', method: request.method, params, id: request.id }
+    server.call(jaysonRequest as jayson.JSONRPCRequestLike, ctx, answer(request, ctx, done))
   }
 
   /** Never throws: an unexpected failure goes to `fail` (the HTTP layer answers 500). */
@@ -233,16 +137,3 @@ export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpo
     handle: (body, call) => respond(body, call).then((r) => r.body),
   }
 }
-
-const INVALID_VERSION: JsonRpcErrorObject = {
-  code: ErrorCode.invalidRequest,
-  message: 'jsonrpc must be 2.0',
-  data: null,
-}
-/** `admin_startCPUProfiler` -> `admin.startCPUProfiler`; names that already have a dot, or no '_', stay. */
-const dotted = (name: string): string => {
-  const u = name.indexOf('_')
-  return u <= 0 || name.includes('.') ? name : `${name.slice(0, u)}.${name.slice(u + 1)}`
-}
-
-const serverError = (message: string): JsonRpcErrorObject => ({ code: ErrorCode.server, message, data: null })

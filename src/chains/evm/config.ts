@@ -5,8 +5,10 @@
  * unknown key or a removed key is a start-up error naming it, where the reference ignores it. Keys match
  * case-insensitively when no exact match exists, as in Go.
  */
+
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { FirnError } from '../../runtime/errors.js'
 import { DecodeError, decodeValue } from './config/decode.js'
 import { formatGoDuration, GoDurationError } from './config/go-duration.js'
 import { GoJsonSyntaxError, type JsonNode, parseGoJson } from './config/go-json.js'
@@ -16,7 +18,7 @@ import type { EvmConfig } from './config/types.js'
 export type { EvmConfig } from './config/types.js'
 
 /** A config the node must not start with; the message is the whole explanation. */
-export class EvmConfigError extends Error {
+export class EvmConfigError extends FirnError {
   override readonly name = 'EvmConfigError'
 }
 

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { EMPTY, type Observable } from 'rxjs'
+import { EMPTY, NEVER, type Observable } from 'rxjs'
 import { createActor, fromEventObservable, fromPromise } from 'xstate'
-import { chainMachine } from '../../../actors/chains/chain.machine.js'
+import { type ChainEvent, chainMachine } from '../../../actors/chains/chain.machine.js'
 import { type LoadVmsResult, nodeMachine } from '../../../actors/node.machine.js'
 import { type NetworkEvent, networkMachine } from '../../../actors/peers/network.machine.js'
 import type { Reply } from '../../../actors/reply.js'
@@ -23,7 +23,10 @@ function start(load: () => Promise<LoadVmsResult>) {
         actors: { connections: fromEventObservable(() => EMPTY as Observable<NetworkEvent>) },
       }),
       chain: chainMachine.provide({
-        actors: { initializeChain: fromPromise(() => new Promise(() => {})) },
+        actors: {
+          initializeChain: fromPromise(() => new Promise(() => {})),
+          chainIo: fromEventObservable(() => NEVER as Observable<ChainEvent>),
+        },
       }),
     },
   })

@@ -27,7 +27,7 @@ import { effectiveGasTip } from './tip.js'
 
 export const GWEI = 1_000_000_000n
 
-/** What the oracle reads; the JSON-RPC backend (src/api/eth/backend.ts) has this shape. */
+/** What the oracle reads; the JSON-RPC backend (src/chains/evm/api/backend.ts) has this shape. */
 export interface OracleChain {
   readonly config: { readonly txPoolPriceLimit: number }
   readonly core: {

@@ -3,11 +3,13 @@
  * (written, n=262144 r=8 p=1 dklen=32) or pbkdf2-hmac-sha256 (read only), aes-128-ctr, and
  * MAC = keccak256(derivedKey[16:32] ++ ciphertext). Error texts are geth's.
  */
+
 import { createCipheriv, createDecipheriv, pbkdf2, randomBytes, randomUUID, scrypt } from 'node:crypto'
 import { privateToAddress } from '@ethereumjs/util'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { scryptAsync } from '@noble/hashes/scrypt.js'
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { FirnError } from '../../../runtime/errors.js'
 
 export const KeystoreText = {
   decrypt: 'could not decrypt key with given password',
@@ -47,7 +49,7 @@ export interface KeyFileJson {
   version: number
 }
 
-export class KeystoreError extends Error {
+export class KeystoreError extends FirnError {
   override readonly name = 'KeystoreError'
 }
 

@@ -3,7 +3,9 @@
  * read; then the logs are matched exactly. Topic positions follow geth: [] or null matches anything, a list
  * matches any of its members.
  */
+
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { FirnError } from '../../../runtime/errors.js'
 import type { ChainStore } from './chain-store.js'
 import type { StoredLog } from './receipt.js'
 
@@ -25,7 +27,7 @@ export interface FoundLog extends StoredLog {
   logIndex: number
 }
 
-export class TooManyLogsError extends Error {}
+export class TooManyLogsError extends FirnError {}
 
 export function bloomContains(bloom: Uint8Array, item: Uint8Array): boolean {
   const h = keccak_256(item)

@@ -3,7 +3,7 @@
  * (the last duplicate wins), unknown keys are ignored, null leaves a field unset, and a wrong type fails with
  * Go's text (`json: cannot unmarshal string into Go struct field TraceConfig.Limit of type int`).
  */
-import { goJsonKind } from '../../../api/ethrpc/args.js'
+import { goJsonKind } from '../../../rpc/eth-args.js'
 
 export type GoKind = 'bool' | 'int' | 'uint64' | 'string' | 'raw' | 'hexUint'
 

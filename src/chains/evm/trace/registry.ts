@@ -3,7 +3,9 @@
  * 4byteTracer, noopTracer and muxTracer. tracerConfig is decoded as Go would (json.Unmarshal into the tracer's
  * config struct). Any other name would be JavaScript in geth; Firn does not run JavaScript tracers.
  */
+
 import { bytesToHex } from '@ethereumjs/util'
+import { FirnError } from '../../../runtime/errors.js'
 import { CallTracer } from './call-tracer.js'
 import { decodeGoStruct, GoJsonError } from './go-struct.js'
 import { PrestateTracer } from './prestate-tracer.js'
@@ -12,7 +14,7 @@ import type { FrameEnd, FrameStart, Step, Tracer, TxEnd, TxStart } from './types
 
 export const NATIVE_TRACERS = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'muxTracer'] as const
 
-export class TracerError extends Error {}
+export class TracerError extends FirnError {}
 
 /** A tracer for `name` (undefined: the struct logger with `structConfig`). */
 export function newTracer(name: string | undefined, structConfig: StructLoggerConfig, tracerConfig: unknown): Tracer {

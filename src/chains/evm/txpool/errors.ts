@@ -3,6 +3,7 @@
  * legacypool, as coreth wraps them: `<base>: <detail>`). `kind` names the base error so callers can branch
  * without parsing the message.
  */
+import { FirnError } from '../../../runtime/errors.js'
 
 export const TX_POOL_ERRORS = {
   alreadyKnown: 'already known',
@@ -28,7 +29,7 @@ export const TX_POOL_ERRORS = {
 
 export type TxPoolErrorKind = keyof typeof TX_POOL_ERRORS
 
-export class TxPoolError extends Error {
+export class TxPoolError extends FirnError {
   override readonly name = 'TxPoolError'
   constructor(
     readonly kind: TxPoolErrorKind,

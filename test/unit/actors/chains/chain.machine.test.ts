@@ -1,7 +1,7 @@
 import '../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { Observable, of, throwError } from 'rxjs'
+import { NEVER, Observable, of, throwError } from 'rxjs'
 import {
   type AnyActorRef,
   createActor,
@@ -14,6 +14,7 @@ import {
 import {
   type ChainEvent,
   type ChainInitResult,
+  type ChainIoInput,
   type ChainSlotInput,
   chainMachine,
 } from '../../../../actors/chains/chain.machine.js'
@@ -53,9 +54,9 @@ describe('chain machine (pure steps)', () => {
   it('starts initializing with its benchlist (and its profiler when asked), and invokes initializeChain', () => {
     const [s0, actions] = initialTransition(chainMachine, input)
     assert.equal(s0.value, 'initializing')
-    assert.deepEqual(spawned(actions as Action[]), ['benchlist:C', 'initializeChain'])
+    assert.deepEqual(spawned(actions as Action[]), ['benchlist:C', 'io', 'initializeChain'])
     const [, withProfiler] = initialTransition(chainMachine, { ...input, profiler: true })
-    assert.deepEqual(spawned(withProfiler as Action[]), ['benchlist:C', 'profiler:C', 'initializeChain'])
+    assert.deepEqual(spawned(withProfiler as Action[]), ['benchlist:C', 'profiler:C', 'io', 'initializeChain'])
   })
 
   it('with no other validators goes straight to normalOp and runs the producer, no engine', () => {
@@ -119,6 +120,11 @@ describe('chain machine (pure steps)', () => {
 })
 
 /** An engine whose IO says it is ready and then stays quiet. */
+/** the chain with an IO slot that never says anything (no transactions in these tests) */
+const withIo = chainMachine.provide({
+  actors: { chainIo: fromEventObservable<ChainEvent, ChainIoInput>(() => NEVER) },
+})
+
 const quietEngine = engineMachine.provide({
   actors: {
     engineIo: fromEventObservable<EngineMachineEvent, EngineIoInput>(
@@ -157,7 +163,7 @@ const parentOf = (ref: AnyActorRef | undefined) => (ref as { _parent?: AnyActorR
 
 describe('chain machine (running)', () => {
   it('owns its children: benchlist for life, bootstrapper while bootstrapping, then the engine; stop stops them', async () => {
-    const logic = chainMachine.provide({
+    const logic = withIo.provide({
       actors: {
         initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(async () => ({ hasOtherValidators: true })),
         bootstrapper: emptyBootstrapper,
@@ -166,7 +172,7 @@ describe('chain machine (running)', () => {
     })
     const actor = createActor(logic, { input, systemId: SystemId.chain('C') }).start()
     const seen: string[] = []
-    actor.on('chain.stateChanged', (e) => seen.push(e.state))
+    actor.on('chain.stateChanged', (e) => seen.push((e as { state: string }).state))
     const benchlist = actor.system.get(SystemId.benchlist('C'))
     assert.ok(benchlist)
     assert.equal(parentOf(benchlist), actor.id)
@@ -189,7 +195,7 @@ describe('chain machine (running)', () => {
 
   it('a lone validator runs its producer slot in normalOp only; the engine never starts', async () => {
     const production: string[] = []
-    const logic = chainMachine.provide({
+    const logic = withIo.provide({
       actors: {
         initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(async () => ({ hasOtherValidators: false })),
         produceBlocks: fromEventObservable<ChainEvent, ChainSlotInput>(
@@ -212,7 +218,7 @@ describe('chain machine (running)', () => {
   })
 
   it('a bootstrapper ending with an error, or an engine whose IO fails, leaves the chain failed', async () => {
-    const failing = chainMachine.provide({
+    const failing = withIo.provide({
       actors: {
         initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(async () => ({ hasOtherValidators: true })),
         bootstrapper: bootstrapperMachine.provide({
@@ -231,7 +237,7 @@ describe('chain machine (running)', () => {
     assert.ok(a.system.get(SystemId.benchlist('C')), 'the benchlist lives on')
     a.stop()
 
-    const broken = chainMachine.provide({
+    const broken = withIo.provide({
       actors: {
         initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(async () => ({ hasOtherValidators: true })),
         bootstrapper: emptyBootstrapper,
@@ -252,9 +258,68 @@ describe('chain machine (running)', () => {
   })
 
   it('fails loudly when a slot is not provided', async () => {
-    const actor = createActor(chainMachine, { input }).start()
+    const actor = createActor(withIo, { input }).start()
     const s = await waitFor(actor, (x) => x.value === 'failed', { timeout: 5_000 })
     assert.match(s.context.error ?? '', /initializeChain was not provided/)
+    actor.stop()
+    // without its IO slot the chain actor itself fails
+    const bare = createActor(chainMachine, { input })
+    const errors: unknown[] = []
+    bare.subscribe({ error: (err) => errors.push(err) })
+    bare.start()
+    assert.match(String(errors[0]), /chainIo was not provided/)
+  })
+
+  it('admits transactions only in normalOp: a command answered by the chain IO, or refused with the reference text', async () => {
+    const admitted: string[] = []
+    const logic = withIo.provide({
+      actors: {
+        initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(
+          () => new Promise((resolve) => setTimeout(() => resolve({ hasOtherValidators: false }), 20)),
+        ),
+        produceBlocks: fromEventObservable<ChainEvent, ChainSlotInput>(() => NEVER),
+        chainIo: fromEventObservable<ChainEvent, ChainIoInput>(
+          ({ input: io }) =>
+            new Observable<ChainEvent>((sub) => {
+              const l = io.self.on('chain.admitTx', (e: { requestId: string; ticket: number; hash: string }) => {
+                admitted.push(e.hash)
+                sub.next(
+                  e.ticket === 1
+                    ? { type: 'chain.txAdmitted', requestId: e.requestId, ok: true, hash: e.hash }
+                    : {
+                        type: 'chain.txAdmitted',
+                        requestId: e.requestId,
+                        ok: false,
+                        error: { code: -32000, message: 'nonce too low', data: null },
+                      },
+                )
+              })
+              return () => l.unsubscribe()
+            }),
+        ),
+      },
+    })
+    const actor = createActor(logic, { input })
+    const replies: unknown[] = []
+    actor.on('reply', (r) => replies.push(r))
+    actor.start()
+    actor.send({ type: 'chain.submitTx', requestId: 'r0', ticket: 1, hash: '0xaa' })
+    assert.deepEqual(replies, [
+      {
+        type: 'reply',
+        requestId: 'r0',
+        ok: false,
+        error: { code: -32000, message: 'API call rejected because chain is not done bootstrapping', data: null },
+      },
+    ])
+    await waitFor(actor, (x) => x.value === 'normalOp', { timeout: 5_000 })
+    actor.send({ type: 'chain.submitTx', requestId: 'r1', ticket: 1, hash: '0xbb' })
+    actor.send({ type: 'chain.submitTx', requestId: 'r2', ticket: 2, hash: '0xcc' })
+    assert.deepEqual(admitted, ['0xbb', '0xcc'])
+    assert.deepEqual(replies.slice(1), [
+      { type: 'reply', requestId: 'r1', ok: true, result: '0xbb' },
+      { type: 'reply', requestId: 'r2', ok: false, error: { code: -32000, message: 'nonce too low', data: null } },
+    ])
     actor.stop()
   })
 })

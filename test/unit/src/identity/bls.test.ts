@@ -214,7 +214,7 @@ describe('bls', () => {
     await assert.rejects(loadOrCreateSigner({ path: missing, explicit: true }), (err: unknown) => {
       return (
         err instanceof BlsError &&
-        err.code === 'BLS_ERROR_MISSING_FILE' &&
+        err.reason === 'BLS_ERROR_MISSING_FILE' &&
         err.message === 'missing staking signing key file'
       )
     })

@@ -28,7 +28,7 @@ function rejects(der: Uint8Array, message: string): void {
   assert.throws(
     () => checkStakingCert(der),
     (err: unknown) =>
-      err instanceof StakingError && err.code === 'STAKING_ERROR_INVALID_CERT' && err.message === message,
+      err instanceof StakingError && err.reason === 'STAKING_ERROR_INVALID_CERT' && err.message === message,
   )
 }
 

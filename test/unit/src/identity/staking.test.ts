@@ -35,10 +35,10 @@ function pemsFor(privateKey: KeyObject, publicKey: KeyObject): { keyPem: string;
   }
 }
 
-async function rejectsWith(promise: Promise<unknown>, code: StakingError['code'], message: string): Promise<void> {
+async function rejectsWith(promise: Promise<unknown>, reason: StakingError['reason'], message: string): Promise<void> {
   await assert.rejects(
     promise,
-    (err: unknown) => err instanceof StakingError && err.code === code && err.message === message,
+    (err: unknown) => err instanceof StakingError && err.reason === reason && err.message === message,
   )
 }
 
@@ -180,7 +180,7 @@ describe('staking identity', () => {
       assert.throws(
         () => stakingIdentityFromPem(key, cert),
         (err: unknown) => {
-          return err instanceof StakingError && err.code === 'STAKING_ERROR_LOAD' && err.message === message
+          return err instanceof StakingError && err.reason === 'STAKING_ERROR_LOAD' && err.message === message
         },
       )
     }
@@ -194,7 +194,7 @@ describe('staking identity', () => {
       (err: unknown) => {
         return (
           err instanceof StakingError &&
-          err.code === 'STAKING_ERROR_INVALID_CERT' &&
+          err.reason === 'STAKING_ERROR_INVALID_CERT' &&
           err.message === 'invalid staking certificate: only P256 is allowed for ECDSA'
         )
       },

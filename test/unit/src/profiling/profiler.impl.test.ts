@@ -6,11 +6,11 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { createActor } from 'xstate'
 import { profilerMachine } from '../../../../actors/profiler/profiler.machine.js'
-import { ask } from '../../../../src/actors/ask.js'
 import { createEventLoopMonitor } from '../../../../src/profiling/event-loop.js'
 import type { LockSources } from '../../../../src/profiling/lock.js'
 import { createMailboxStats } from '../../../../src/profiling/mailbox-stats.js'
 import { profilerImplementation } from '../../../../src/profiling/profiler.impl.js'
+import { ask } from '../../../../src/runtime/ask.js'
 
 describe('profiler machine with real profile writers', () => {
   let root = ''

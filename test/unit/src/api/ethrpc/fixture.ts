@@ -3,14 +3,10 @@
  * small method table and a test-driven subscription kind (`ticks`) whose pushes the test controls.
  */
 import { EventEmitter } from 'node:events'
-import {
-  createEthRpcRoute,
-  createEthWsRoute,
-  EthRpcError,
-  type EthWsOptions,
-  type MethodTable,
-} from '../../../../../src/api/ethrpc/index.js'
+import { createEthRpcRoute, createEthWsRoute, type EthWsOptions } from '../../../../../src/api/ethrpc/index.js'
 import { createHttpServer } from '../../../../../src/api/http/server.js'
+import type { MethodTable } from '../../../../../src/rpc/eth-types.js'
+import { FirnError } from '../../../../../src/runtime/errors.js'
 
 export const REVERT_DATA =
   '0x08c379a00000000000000000000000000000000000000000000000000000000000000020000000000000000000000000000000000000000000000000000000000000000474657374000000000000000000000000000000000000000000000000000000'
@@ -27,7 +23,7 @@ export function testMethods(hub: Hub): MethodTable {
     ['eth_blockNumber', () => '0x10'],
     ['test_echo', (params) => params],
     ['test_async', async (params) => params[0] ?? null],
-    ['test_revert', () => Promise.reject(new EthRpcError(3, 'execution reverted: test', REVERT_DATA))],
+    ['test_revert', () => Promise.reject(new FirnError('execution reverted: test', 3, REVERT_DATA))],
     [
       'test_fail',
       () => {
@@ -70,7 +66,7 @@ export async function startEthServer(overrides: Partial<EthWsOptions> = {}) {
     methods: testMethods(hub),
     subscriptions: {
       ticks: (params, push) => {
-        if (params.length > 1) throw new EthRpcError(-32602, 'too many arguments, want at most 2')
+        if (params.length > 1) throw new FirnError('too many arguments, want at most 2', -32602)
         hub.pushers.add(push)
         hub.emit('start', push, params)
         return () => {

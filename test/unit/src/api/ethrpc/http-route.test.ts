@@ -96,7 +96,7 @@ describe('eth JSON-RPC over HTTP', () => {
     )
   })
 
-  it('an EthRpcError keeps its code and data (revert, code 3)', async () => {
+  it('a FirnError keeps its code and data (revert, code 3)', async () => {
     const r = await post(s.rpcUrl, call(1, 'test_revert'))
     assert.equal(
       r.text,

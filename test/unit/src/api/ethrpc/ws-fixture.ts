@@ -12,10 +12,10 @@ import WebSocket from 'ws'
 import {
   createEthRpcRoute,
   createEthWsRoute,
-  EthRpcError,
   type EthWsOptions,
   type EthWsRoute,
 } from '../../../../../src/api/ethrpc/index.js'
+import { FirnError } from '../../../../../src/runtime/errors.js'
 import { Hub, type LogLine, testMethods } from './fixture.js'
 
 export const WS_PATH = '/ext/bc/C/ws'
@@ -71,7 +71,7 @@ export async function startWsServer(overrides: Partial<EthWsOptions> = {}) {
         }
       },
       failing: () => {
-        throw new EthRpcError(-32602, 'bad filter')
+        throw new FirnError('bad filter', -32602)
       },
     },
     log,

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict'
 import { request } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { createHttpServer, type HttpApiServer } from '../../../../../src/api/http/server.js'
-import { ApiError, ARGUMENT_ERROR } from '../../../../../src/api/jsonrpc/errors.js'
-import { fields, noParams, str } from '../../../../../src/api/jsonrpc/params.js'
-import { createJsonRpcEndpoint, defineMethod } from '../../../../../src/api/jsonrpc/service.js'
+import { createJsonRpcEndpoint } from '../../../../../src/api/jsonrpc/service.js'
+import { ARGUMENT_ERROR, fields, noParams, str } from '../../../../../src/rpc/params.js'
+import { defineMethod } from '../../../../../src/rpc/service.js'
+import { FirnError } from '../../../../../src/runtime/errors.js'
 import { type Deferred, deferred } from '../../../../helpers/deferred.js'
 import { type RawReply, sendRaw } from '../../../../helpers/http-request.js'
 
@@ -45,7 +46,7 @@ describe('JSON-RPC routes over HTTP', () => {
             return {}
           }),
           Fail: defineMethod(noParams, () => {
-            throw new ApiError('there is no ID with alias: Q')
+            throw new FirnError('there is no ID with alias: Q')
           }),
           Hang: defineMethod(noParams, async () => {
             entered.shift()?.resolve()

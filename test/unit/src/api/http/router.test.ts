@@ -2,10 +2,10 @@ import '../../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { type RawRoute, Router } from '../../../../../src/api/http/router.js'
-import { ApiError } from '../../../../../src/api/jsonrpc/errors.js'
+import { FirnError } from '../../../../../src/runtime/errors.js'
 
 const raw = (): RawRoute => ({ kind: 'raw', handle: () => undefined })
-const apiError = (message: string) => (err: unknown) => err instanceof ApiError && err.message === message
+const apiError = (message: string) => (err: unknown) => err instanceof FirnError && err.message === message
 
 describe('Router', () => {
   it('resolves exact, case-sensitive paths built from base and endpoint', () => {

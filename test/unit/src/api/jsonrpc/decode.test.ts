@@ -1,7 +1,8 @@
 import '../../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { decodeRequest, echoRequest, goFoldName } from '../../../../../src/api/jsonrpc/decode.js'
+import { decodeRequest, echoRequest } from '../../../../../src/api/jsonrpc/decode.js'
+import { goFoldName } from '../../../../../src/rpc/go-fold.js'
 
 const ok = (body: string) => {
   const r = decodeRequest(body)

@@ -1,9 +1,10 @@
 import '../../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ApiError, ARGUMENT_ERROR } from '../../../../../src/api/jsonrpc/errors.js'
-import { fields, noParams, optional, str } from '../../../../../src/api/jsonrpc/params.js'
-import { type CallInfo, createJsonRpcEndpoint, defineMethod } from '../../../../../src/api/jsonrpc/service.js'
+import { createJsonRpcEndpoint } from '../../../../../src/api/jsonrpc/service.js'
+import { ARGUMENT_ERROR, fields, noParams, optional, str } from '../../../../../src/rpc/params.js'
+import { type CallInfo, defineMethod } from '../../../../../src/rpc/service.js'
+import { FirnError } from '../../../../../src/runtime/errors.js'
 
 const call: CallInfo = { remoteAddress: '127.0.0.1' }
 
@@ -21,7 +22,7 @@ function testEndpoint() {
             return {}
           }),
           Fail: defineMethod(noParams, () => {
-            throw new ApiError('there is no ID with alias: Q')
+            throw new FirnError('there is no ID with alias: Q')
           }),
           Reject: defineMethod(noParams, async () => {
             throw { code: -32000, message: 'cpu profiler already running' }

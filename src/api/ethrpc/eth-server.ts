@@ -1,0 +1,81 @@
+/**
+ * The jayson server of a chain's `/rpc` or `/ws` endpoint (geth rpc/handler.go `handleCall` and service.go's
+ * registry): method tables per namespace (`eth`, `net`, `web3`, `txpool`, `personal`, `debug`, ..., and `rpc`
+ * with the built-in `rpc_modules` unless the chain has its own), and jayson's `router` resolving a name the way
+ * geth does: `<ns>_subscribe` and `<ns>_unsubscribe` in any namespace are the server's own (subscribe.ts); any
+ * other name is `<namespace>_<method>`; a name that does not resolve routes to a method answering geth's
+ * `the method X does not exist/is not available`. Methods get the call's context through jayson's `useContext`.
+ */
+import jayson from 'jayson'
+import { checkArity } from '../../rpc/eth-args.js'
+import type { EthHandlers, EthMethod, MethodTable, SubscriptionTable } from '../../rpc/eth-types.js'
+import { ErrorCode } from '../../runtime/errors.js'
+import { toWireError, type WireError } from '../jsonrpc/errors.js'
+import type { EthHandler } from './call-context.js'
+import { ErrorText, methodNotFound } from './errors.js'
+import { isSubscribe, isUnsubscribe, namespaceOf } from './message.js'
+import { argsOf } from './params.js'
+import { ABORTED, untilAborted } from './session.js'
+import { SUBSCRIPTION_NAMESPACE, subscribeHandler, unsubscribeHandler } from './subscribe.js'
+
+const TIMEOUT: WireError = { code: ErrorCode.timeout, message: ErrorText.timeout, data: undefined }
+
+/** A chain's method as a jayson handler: answers once, with its result, its error, or -32002 at the deadline. */
+function handlerOf(method: EthMethod): EthHandler {
+  return (args, ctx, callback) => {
+    let result: unknown
+    try {
+      result = untilAborted(method(argsOf(args, ctx.msg.params), ctx.proc.ctx), ctx.proc.signal)
+    } catch (err) {
+      callback(toWireError(err, 'geth'))
+      return
+    }
+    if (!(result instanceof Promise)) {
+      callback(null, result)
+      return
+    }
+    result.then(
+      (value) => (value === ABORTED ? callback(TIMEOUT) : callback(null, value)),
+      (err: unknown) => callback(toWireError(err, 'geth')),
+    )
+  }
+}
+
+/** geth's `rpc_modules`: every namespace with a method, `rpc`, and `eth` when there are subscription kinds. */
+function modulesMethod(methods: MethodTable, subscriptions: SubscriptionTable): EthMethod {
+  const names = new Set(['rpc'])
+  for (const name of methods.keys()) if (name.includes('_')) names.add(namespaceOf(name))
+  if (Object.keys(subscriptions).length > 0) names.add(SUBSCRIPTION_NAMESPACE)
+  const list: Record<string, string> = {}
+  for (const name of [...names].sort()) list[name] = '1.0'
+  return (params) => {
+    checkArity(params, 0, 0)
+    return list
+  }
+}
+
+const methodOf = (handler: EthHandler): jayson.Method =>
+  new jayson.Method(handler as unknown as jayson.MethodHandlerContext, { useContext: true })
+
+export function createEthServer(handlers: EthHandlers): jayson.Server {
+  const subscriptions = handlers.subscriptions ?? {}
+  /** namespace -> full method name -> jayson method */
+  const tables = new Map<string, Map<string, jayson.Method>>()
+  const add = (name: string, method: EthMethod): void => {
+    const namespace = namespaceOf(name)
+    const table = tables.get(namespace) ?? new Map<string, jayson.Method>()
+    tables.set(namespace, table)
+    table.set(name, methodOf(handlerOf(method)))
+  }
+  for (const [name, method] of handlers.methods) add(name, method)
+  if (!handlers.methods.has('rpc_modules')) add('rpc_modules', modulesMethod(handlers.methods, subscriptions))
+  const subscribe = methodOf(subscribeHandler(subscriptions))
+  const unsubscribe = methodOf(unsubscribeHandler)
+  const notFound = methodOf((_args, ctx, callback) => callback(toWireError(methodNotFound(ctx.msg.method), 'geth')))
+  const router = (name: string): jayson.Method => {
+    if (isSubscribe(name)) return subscribe
+    if (isUnsubscribe(name)) return unsubscribe
+    return tables.get(namespaceOf(name))?.get(name) ?? notFound
+  }
+  return new jayson.Server({}, { useContext: true, router })
+}

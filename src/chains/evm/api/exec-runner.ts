@@ -1,0 +1,151 @@
+/**
+ * Where eth_call, estimateGas and createAccessList run: the state after a resolved block (plus any state
+ * overrides) in a block context built from its header (plus block overrides). Every run gets a fresh view and a
+ * fresh VM, so runs never see each other's writes. A deadline (api-max-duration) or the request's abort signal
+ * stops a run between opcodes: geth's `execution aborted (timeout = <d>)`.
+ */
+
+import type { Block } from '@ethereumjs/block'
+import type { InterpreterStep } from '@ethereumjs/evm'
+import type { VM } from '@ethereumjs/vm'
+import { formatGoDuration } from '../config/go-duration.js'
+import { createAvaVM } from '../exec/block-run.js'
+import type { AvaStateManager } from '../state/state-manager.js'
+import type { EthBackend } from './backend.js'
+import { applyMessage, type ExecutionResult, type Message } from './exec-message.js'
+import { applyStateOverrides, type CallEnv, callBlock, type StateOverrides } from './exec-overrides.js'
+import type { BlockSelector } from './hexutil.js'
+
+/** The state root and block context a selector names (DoCall's pending rule optional). */
+export async function callTarget(
+  backend: EthBackend,
+  sel: BlockSelector,
+  pendingAsNext: boolean,
+): Promise<{ root: Uint8Array; env: CallEnv }> {
+  const block = await backend.resolveBlock(sel)
+  if (block === null) throw new Error(sel.kind === 'hash' ? 'header for hash not found' : 'header not found')
+  const h = block.header
+  const env: CallEnv = {
+    parentHash: h.parentHash,
+    number: h.number,
+    time: h.time,
+    gasLimit: h.gasLimit,
+    baseFee: h.baseFee,
+    coinbase: h.coinbase,
+    difficulty: h.difficulty,
+  }
+  if (pendingAsNext && sel.kind === 'tag' && sel.tag === 'pending') {
+    // as if run in the next block: now, number + 1, the estimated base fee
+    env.parentHash = block.hash
+    env.number = h.number + 1n
+    env.time = BigInt(Math.floor(backend.now() / 1000))
+    env.baseFee = backend.estimateNextBaseFee()
+  }
+  return { root: h.stateRoot, env }
+}
+
+class Aborted extends Error {}
+
+export interface RunLimits {
+  /** api-max-duration in ms; 0 = none */
+  timeoutMs: number
+  signal?: AbortSignal
+}
+
+/** How often (in opcodes) a deadline is checked. */
+const CHECK_EVERY = 256
+
+export class CallRunner {
+  readonly #backend: EthBackend
+  readonly #root: Uint8Array
+  readonly #env: CallEnv
+  readonly #overrides: StateOverrides | undefined
+  readonly #limits: RunLimits
+  readonly #deadline: number
+  #spare: AvaStateManager | undefined
+
+  constructor(
+    backend: EthBackend,
+    root: Uint8Array,
+    env: CallEnv,
+    overrides: StateOverrides | undefined,
+    limits: RunLimits,
+  ) {
+    this.#backend = backend
+    this.#root = root
+    this.#env = env
+    this.#overrides = overrides
+    this.#limits = limits
+    this.#deadline = limits.timeoutMs > 0 ? Date.now() + limits.timeoutMs : Number.POSITIVE_INFINITY
+  }
+
+  get env(): CallEnv {
+    return this.#env
+  }
+
+  /** Open the first state (overrides applied): their errors come before anything else, as in geth. */
+  async open(): Promise<AvaStateManager> {
+    this.#spare ??= await this.#state()
+    return this.#spare
+  }
+
+  async #state(): Promise<AvaStateManager> {
+    const view = await this.#backend.core.stateAt(this.#root)
+    await applyStateOverrides(view, this.#overrides)
+    return view
+  }
+
+  async #setup(): Promise<{ vm: VM; block: Block }> {
+    const view = this.#spare ?? (await this.#state())
+    this.#spare = undefined
+    const core = this.#backend.core
+    const blockchain = {
+      getBlock: async (n: number) => {
+        const hash = await core.store.canonicalHash(BigInt(n))
+        return { hash: () => hash ?? new Uint8Array(32) }
+      },
+      putBlock: async () => {},
+      shallowCopy() {
+        return this
+      },
+    }
+    const vm = await createAvaVM(core.common, view, blockchain)
+    return { vm, block: callBlock(vm.common, this.#env) }
+  }
+
+  #aborted(): boolean {
+    return Date.now() > this.#deadline || this.#limits.signal?.aborted === true
+  }
+
+  #abortError(): Error {
+    return new Error(`execution aborted (timeout = ${formatGoDuration(BigInt(this.#limits.timeoutMs) * 1_000_000n)})`)
+  }
+
+  /** The precompile addresses of the rules calls run under (unprefixed lowercase hex). */
+  async precompiles(): Promise<string[]> {
+    const { vm } = await this.#setup()
+    return [...vm.evm.precompiles.keys()].map((a) => a.replace(/^0x/, '').toLowerCase())
+  }
+
+  /** Run `msg`; MessageError (pre-execution failures) propagates. */
+  async run(msg: Message, onStep?: (step: InterpreterStep) => void): Promise<ExecutionResult> {
+    if (this.#aborted()) throw this.#abortError()
+    const { vm, block } = await this.#setup()
+    let step = onStep
+    if (this.#deadline !== Number.POSITIVE_INFINITY || this.#limits.signal !== undefined) {
+      let n = 0
+      step = (s) => {
+        if (++n % CHECK_EVERY === 0 && this.#aborted()) throw new Aborted()
+        onStep?.(s)
+      }
+      // without a deadline only the (rare) signal is watched: skip the per-opcode hook unless tracing
+      if (this.#deadline === Number.POSITIVE_INFINITY && onStep === undefined) step = undefined
+    }
+    try {
+      return await applyMessage(vm, msg, { block, noBaseFee: true, ...(step === undefined ? {} : { onStep: step }) })
+    } catch (err) {
+      if (err instanceof Aborted) throw this.#abortError()
+      throw err
+    }
+  }
+}
