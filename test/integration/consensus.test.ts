@@ -6,8 +6,9 @@
  */
 import '../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
-import { rm } from 'node:fs/promises'
+import { readFile, rm } from 'node:fs/promises'
 import { after, before, describe, it } from 'node:test'
+import { type ActorTree, inspectorUrl, watchTree } from '../helpers/actor-tree.js'
 import {
   type FiveNode,
   FiveNodes,
@@ -83,6 +84,9 @@ describe('five-node Snowman consensus', { timeout: 900_000 }, () => {
 
   before(async () => {
     net = await FiveNodes.create()
+    // every node relays its actors, and checks that every actor context it ever has is JSON-safe
+    process.env.FIRN_CHECK_ACTOR_SNAPSHOTS = '1'
+    for (const n of net.nodes) n.layout.args.push('--inspect-actors', '--inspect-port=0')
     const t0 = Date.now()
     await net.startAll()
     console.log(`five nodes bootstrapped in ${Date.now() - t0} ms (${net.dir})`)
@@ -107,6 +111,44 @@ describe('five-node Snowman consensus', { timeout: 900_000 }, () => {
       assert.equal(new Set(blocks).size, 1, `${h} in different blocks: ${blocks.join(', ')}`)
     }
     console.log(`200 transfers accepted on all five in ${Date.now() - t0} ms, tip ${tip}`)
+  })
+
+  it("every node's inspector stream shows the whole actor tree, each actor under its parent", async () => {
+    const ids = net.nodes.map((n) => n.layout.nodeId)
+    for (const [i, n] of net.nodes.entries()) {
+      const url = inspectorUrl(await readFile(n.layout.logFile, 'utf8'))
+      assert.ok(url, `${n.name} printed no inspector URL`)
+      const others = ids.filter((_, j) => j !== i).map((id) => `peer:${id}`)
+      const complete = (t: ActorTree) => {
+        const root = t.root()
+        const chain = t.bySystemId('chain:C')
+        const network = t.bySystemId('network')
+        return (
+          ['chain:C', 'network', 'profiler'].every((id) => t.childSystemIds(root).includes(id)) &&
+          ['benchlist:C', 'engine:C'].every((id) => t.childSystemIds(chain).includes(id)) &&
+          others.every((id) => t.childSystemIds(network).includes(id))
+        )
+      }
+      const tree = await watchTree(url, complete)
+      const root = tree.root()
+      assert.equal(root?.systemId, 'node')
+      for (const id of ['chain:C', 'network', 'profiler']) assert.equal(tree.bySystemId(id)?.parentId, root?.sessionId)
+      const chain = tree.bySystemId('chain:C')
+      assert.equal(chain?.snapshot?.value, 'normalOp')
+      for (const id of ['benchlist:C', 'engine:C']) assert.equal(tree.bySystemId(id)?.parentId, chain?.sessionId, id)
+      const engine = tree.bySystemId('engine:C')
+      assert.ok(
+        tree.childrenOf(engine).some((a) => a.name === 'io'),
+        'the engine has its IO slot as a child',
+      )
+      const network = tree.bySystemId('network')
+      for (const id of others) {
+        const session = tree.bySystemId(id)
+        assert.equal(session?.parentId, network?.sessionId, id)
+        assert.equal(session?.snapshot?.context?.nodeId, id.slice('peer:'.length))
+        assert.match(session?.name ?? '', /^conn:/)
+      }
+    }
   })
 
   it('one node down: progress; two down: none; one returns: progress and it catches up', async () => {
@@ -239,5 +281,13 @@ describe('five-node Snowman consensus', { timeout: 900_000 }, () => {
     const tip = await minHeight(net.nodes)
     await assertSameChain(net.nodes, tip)
     console.log(`SIGKILL scenario in ${Date.now() - t0} ms, tip ${tip}`)
+  })
+
+  it('no actor context on any node was ever anything but JSON-safe (FIRN_CHECK_ACTOR_SNAPSHOTS)', async () => {
+    for (const n of net.nodes) {
+      const out = await readFile(n.layout.logFile, 'utf8')
+      const bad = out.split('\n').filter((l) => l.includes('actor context is not JSON-safe'))
+      assert.deepEqual(bad, [], n.name)
+    }
   })
 })
