@@ -67,6 +67,10 @@ export type ChainPhase = ChainBootstrapProgress['phase']
 
 export interface ChainContext extends ChainInput {
   error: string | null
+  /** the last block the chain accepted (from its IO), null until one is */
+  lastAccepted: { height: number; id: string; at: number } | null
+  /** blocks accepted since the node started */
+  acceptedCount: number
   /** from initialization: the engine runs in normalOp (else the lone validator's producer) */
   hasOtherValidators: boolean
   /** the bootstrapper's last progress report */
@@ -96,6 +100,8 @@ export type TxAdmitted =
 export type ChainEvent =
   | ChainBootstrapProgress
   | { type: 'chain.stop' }
+  /** the chain's VM accepted a block (unix ms `at`) */
+  | { type: 'chain.accepted'; height: number; id: string; at: number }
   | SubmitTx
   | TxAdmitted
   | ChildDone
@@ -164,7 +170,14 @@ export const chainMachine = setup({
   },
 }).createMachine({
   id: 'chain',
-  context: ({ input }) => ({ ...input, error: null, hasOtherValidators: false, progress: null }),
+  context: ({ input }) => ({
+    ...input,
+    error: null,
+    hasOtherValidators: false,
+    progress: null,
+    lastAccepted: null,
+    acceptedCount: 0,
+  }),
   entry: enqueueActions(({ context, enqueue }) => {
     const ids = chainChildren(context.alias)
     enqueue.spawnChild('benchlist', {
@@ -180,6 +193,12 @@ export const chainMachine = setup({
   initial: 'initializing',
   on: {
     'chain.stop': '.stopped',
+    'chain.accepted': {
+      actions: assign(({ context, event }) => ({
+        lastAccepted: { height: event.height, id: event.id, at: event.at },
+        acceptedCount: context.acceptedCount + 1,
+      })),
+    },
     // outside normalOp the chain takes no transactions
     'chain.submitTx': { actions: emit(({ event }) => replyError(event.requestId, NOT_BOOTSTRAPPED)) },
     'chain.txAdmitted': {

@@ -4,6 +4,7 @@
  * builder); the slot implementations (chain-slots.ts), shared by every chain, look the runtime up from their input.
  * A slot that starts before its chain is registered waits for it (`whenReady`).
  */
+import type { Observable } from 'rxjs'
 import type { ChainEmitted, TxAdmitted } from '../../actors/chains/chain.machine.js'
 import type { SnowmanChain } from '../chains/snowman/chain.js'
 import type { Logger } from '../log/logger.js'
@@ -19,6 +20,8 @@ export interface ChainRuntime {
   startProducer?: () => () => void
   /** the chain's consensus on the peer network (bootstrapper and engine IO); absent: it has none */
   snowman?: SnowmanChain
+  /** the blocks the chain accepts, in order (the chain actor keeps the last one) */
+  accepted$?: Observable<{ height: number; id: string }>
   /** admits a parked transaction (`chain.admitTx`, src/node/tx-admission.ts); absent: the chain takes none */
   admitTx?: (e: Extract<ChainEmitted, { type: 'chain.admitTx' }>) => Promise<TxAdmitted>
 }

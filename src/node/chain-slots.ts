@@ -5,7 +5,7 @@
  * own blocks (`produceBlocks`, running while the chain is in normalOp). Otherwise the chain's bootstrapper runs
  * (`bootstrapIo`), then its engine (`engineIo`), both IO of the chain's Snowman runtime (src/chains/snowman/).
  */
-import { filter, from, mergeMap, Observable, of, throwError } from 'rxjs'
+import { EMPTY, filter, from, map, merge, mergeMap, Observable, of, throwError } from 'rxjs'
 import { fromEventObservable, fromPromise } from 'xstate'
 import {
   type ChainEmitted,
@@ -43,9 +43,12 @@ export function chainLogic({ runtimes, profiler }: ChainLogicDeps) {
         runtime.log.info('chain initialized', { chainId: input.chainId, hasOtherValidators })
         return { hasOtherValidators }
       }),
-      /** the chain's own IO: transactions admitted into its pool (answers come back in any order, by request) */
-      chainIo: fromEventObservable<ChainEvent, ChainIoInput>(({ input }) =>
-        emitted$<ChainEmitted>(input.self).pipe(
+      /**
+       * the chain's own IO: its accepted blocks in, transactions admitted into its pool out (answers come back in
+       * any order, by request)
+       */
+      chainIo: fromEventObservable<ChainEvent, ChainIoInput>(({ input }) => {
+        const admitted = emitted$<ChainEmitted>(input.self).pipe(
           filter((e) => e.type === 'chain.admitTx'),
           mergeMap((e) => {
             const admit = runtimes.get(input.chainId)?.admitTx
@@ -53,8 +56,13 @@ export function chainLogic({ runtimes, profiler }: ChainLogicDeps) {
             const error = { code: -32000, message: 'this chain takes no transactions', data: null }
             return of({ type: 'chain.txAdmitted' as const, requestId: e.requestId, ok: false as const, error })
           }),
-        ),
-      ),
+        )
+        const accepted = from(runtimes.whenReady(input.chainId)).pipe(
+          mergeMap((r) => r.accepted$ ?? EMPTY),
+          map((b): ChainEvent => ({ type: 'chain.accepted', height: b.height, id: b.id, at: Date.now() })),
+        )
+        return merge(admitted, accepted)
+      }),
       /** a lone validator's producer runs while subscribed (a chain without one produces nothing) */
       produceBlocks: fromEventObservable<ChainEvent, ChainSlotInput>(
         ({ input }) => new Observable<ChainEvent>(() => runtimes.get(input.chainId)?.startProducer?.()),

@@ -6,6 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { TypedTransaction } from '@ethereumjs/tx'
+import { map } from 'rxjs'
 import { type Actor, createActor, fromPromise, type InspectionEvent } from 'xstate'
 import { type LoadVmsResult, nodeMachine } from '../../actors/node.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
@@ -231,6 +232,9 @@ async function build(
     startProducer: () => c.startProducer(),
     snowman,
     admitTx: (e) => admitTicket(e, txTickets, (tx) => c.vm.submitTransaction(tx)),
+    accepted$: c.vm.accepted$.pipe(
+      map((b) => ({ height: Number(b.header.number), id: `0x${Buffer.from(b.hash).toString('hex')}` })),
+    ),
   })
 
   const isChainBootstrapped = (chainId: string) => {

@@ -51,6 +51,14 @@ const done = (actorId: string, output: unknown) =>
   ({ type: `xstate.done.actor.${actorId}`, actorId, output }) as unknown as ChainEvent
 
 describe('chain machine (pure steps)', () => {
+  it('keeps the last accepted block its IO reports, in any state', () => {
+    const [s0] = initialTransition(chainMachine, input)
+    const [s1] = transition(chainMachine, s0, { type: 'chain.accepted', height: 7, id: '0x07', at: 1_000 })
+    const [s2] = transition(chainMachine, s1, { type: 'chain.accepted', height: 8, id: '0x08', at: 2_000 })
+    assert.deepEqual(s2.context.lastAccepted, { height: 8, id: '0x08', at: 2_000 })
+    assert.equal(s2.context.acceptedCount, 2)
+  })
+
   it('starts initializing with its benchlist (and its profiler when asked), and invokes initializeChain', () => {
     const [s0, actions] = initialTransition(chainMachine, input)
     assert.equal(s0.value, 'initializing')
