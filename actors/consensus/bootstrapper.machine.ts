@@ -147,6 +147,7 @@ export const bootstrapperMachine = setup({
     progressIntervalMs: input?.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
   }),
   invoke: {
+    id: 'io',
     src: 'bootstrapIo',
     input: ({ context, self }) => ({ chainId: context.chainId, alias: context.alias, self }),
   },

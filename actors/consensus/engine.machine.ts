@@ -109,6 +109,7 @@ export const engineMachine = setup({
     core: null,
   }),
   invoke: {
+    id: 'io',
     src: 'engineIo',
     input: ({ context, self }) => ({ chainId: context.chainId, alias: context.alias, self }),
   },

@@ -8,6 +8,33 @@ import type { InspectionEvent } from 'xstate'
 
 const MAX_DEPTH = 64
 
+/** Whether a JSON round trip gives `value` back: the fast check, without paths (it runs on every snapshot). */
+export function isJsonSafe(value: unknown, depth = 0): boolean {
+  if (value === null) return true
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return Number.isFinite(value)
+    case 'object':
+      break
+    default:
+      return false
+  }
+  if (depth > MAX_DEPTH) return false
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isJsonSafe(value[i], depth + 1)) return false
+    return true
+  }
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return false
+  for (const key in value) {
+    if (!isJsonSafe((value as Record<string, unknown>)[key], depth + 1)) return false
+  }
+  return true
+}
+
 /** The first path in `value` that JSON.parse(JSON.stringify(value)) would not give back equal, or null. */
 export function jsonUnsafePath(value: unknown, path = 'context', depth = 0): string | null {
   if (depth > MAX_DEPTH) return `${path} (deeper than ${MAX_DEPTH})`
@@ -42,6 +69,7 @@ export function snapshotChecker(report: (actor: string, path: string) => void): 
     const ref = ev.actorRef as { id?: string; systemId?: string }
     const name = ref.systemId ?? ref.id ?? ev.actorRef.sessionId
     if (reported.has(name)) return
+    if (isJsonSafe(snapshot.context)) return
     const bad = jsonUnsafePath(snapshot.context)
     if (bad === null) return
     reported.add(name)
