@@ -3,13 +3,14 @@
  *
  * A page that connects first gets the live tree: one `@xstate.actor` per actor that exists now, with its current
  * snapshot, its parent (`parentId`) and the systemId it is registered under (`systemId`, a Firn field: peer sessions
- * are registered as `peer:<NodeID>` after they are spawned), then the last `REPLAY` events, then everything live.
+ * are registered as `peer:<NodeID>` after they are spawned), then everything live. While no page is connected the
+ * relay only keeps that registry: it converts and sends events only to pages (a busy node's engine reports thousands
+ * of snapshots a second).
  *
  * Firn runs its own small relay rather than `@statelyai/inspect/server`, which listens on every interface and
  * rebroadcasts whatever any client sends: this one listens on 127.0.0.1 only, sends the node's events to the
  * browsers connected to it and ignores what they send. `GET /` is a page that embeds the inspector UI
  * (loaded by the browser from stately.ai) and feeds it the events arriving over a WebSocket on the same port.
- * The last `REPLAY` events are replayed to a newly connected page so it sees the actors that already exist.
  * A page that stops reading (more than `MAX_BUFFERED` bytes queued) is disconnected.
  *
  * Loaded lazily: nodes without the flag never import it.
@@ -26,7 +27,6 @@ export interface ActorInspector {
   stop(): Promise<void>
 }
 
-const REPLAY = 500
 const MAX_BUFFERED = 4 * 1024 * 1024
 const MAX_CLIENTS = 16
 /** the live-actor registry sweeps ended actors when its size reaches a multiple of this */
@@ -108,13 +108,10 @@ export async function startInspector(port: number, log: Logger): Promise<ActorIn
     import('@statelyai/inspect'),
     import('ws'),
   ])
-  const recent: string[] = []
   /** the actors that were created, by session ID, with their root's; stopped ones are dropped when seen */
   const live = new Map<string, { ref: AnyActorRef; rootId: string }>()
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 })
   const broadcast = (text: string): void => {
-    recent.push(text)
-    if (recent.length > REPLAY) recent.shift()
     for (const client of wss.clients) {
       if (client.readyState !== WebSocket.OPEN) continue
       if (client.bufferedAmount > MAX_BUFFERED) {
@@ -167,7 +164,6 @@ export async function startInspector(port: number, log: Logger): Promise<ActorIn
       ws.on('error', () => ws.terminate())
       // the relay only speaks: what a page sends is ignored
       sendTree(ws)
-      for (const text of recent) ws.send(text)
     })
   })
   await new Promise<void>((resolve, reject) => {
@@ -190,7 +186,7 @@ export async function startInspector(port: number, log: Logger): Promise<ActorIn
           for (const [id, { ref }] of live) if (ref.getSnapshot().status !== 'active') live.delete(id)
         }
       }
-      inspector.inspect.next?.(ev)
+      if (wss.clients.size > 0) inspector.inspect.next?.(ev)
     },
     stop: () =>
       new Promise<void>((resolve) => {
