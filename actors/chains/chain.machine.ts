@@ -126,6 +126,16 @@ export const chainChildren = (alias: string) => ({
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
+/** a child that fails (its IO slot errored) sends the chain to `failed` with the error's text */
+const failOnChildError = (child: 'bootstrapper' | 'running') => ({
+  guard: { type: 'fromChild' as const, params: { child } },
+  target: 'failed' as const,
+  actions: {
+    type: 'fail' as const,
+    params: ({ event }: { event: ChainEvent }) => ({ error: errorText('error' in event ? event.error : event) }),
+  },
+})
+
 const slotOf = (context: ChainContext): ChainSlotInput => ({ chainId: context.chainId, alias: context.alias })
 
 const bootstrapOutput = (output: unknown): BootstrapOutput =>
@@ -268,14 +278,7 @@ export const chainMachine = setup({
           },
           { guard: { type: 'fromChild', params: { child: 'bootstrapper' } }, target: 'normalOp' },
         ],
-        'xstate.error.actor.*': {
-          guard: { type: 'fromChild', params: { child: 'bootstrapper' } },
-          target: 'failed',
-          actions: {
-            type: 'fail',
-            params: ({ event }) => ({ error: errorText('error' in event ? event.error : event) }),
-          },
-        },
+        'xstate.error.actor.*': failOnChildError('bootstrapper'),
       },
     },
     normalOp: {
@@ -314,14 +317,7 @@ export const chainMachine = setup({
             hash: event.hash,
           })),
         },
-        'xstate.error.actor.*': {
-          guard: { type: 'fromChild', params: { child: 'running' } },
-          target: 'failed',
-          actions: {
-            type: 'fail',
-            params: ({ event }) => ({ error: errorText('error' in event ? event.error : event) }),
-          },
-        },
+        'xstate.error.actor.*': failOnChildError('running'),
       },
     },
     failed: {

@@ -13,35 +13,16 @@ import { answerGetAccepted, collectAncestors } from '../../../actors/consensus/b
 import { type BootstrapIo, bootstrapRun } from '../../../actors/consensus/bootstrapper.io.js'
 import type { BootstrapperEmitted, BootstrapperEvent } from '../../../actors/consensus/bootstrapper.types.js'
 import type { EngineMachineEvent } from '../../../actors/consensus/engine.machine.js'
-import type { SnowParams } from '../../../actors/consensus/params.js'
-import type { Weighted } from '../../../actors/consensus/types.js'
-import type { Logger } from '../../log/logger.js'
 import type { ChainHandlers, ChainRouter } from '../../network/chain-router.js'
-import type { PeerEvent } from '../../network/network.js'
 import { emitted$ } from '../../runtime/emitted.js'
 import { formatGoDuration } from '../evm/config/go-duration.js'
 import { TxGossiper } from '../evm/gossip/gossiper.js'
 import { AppRequestError } from '../evm/gossip/wire.js'
 import type { EffectRunner } from './effects.js'
-import { engineIo } from './engine-io.js'
-import type { EvmBlocks } from './evm-blocks.js'
+import { type ChainConsensusDeps, engineIo } from './engine-io.js'
 
-export interface SnowmanChainDeps {
-  alias: string
-  /** CB58 chain ID */
-  chainId: string
-  self: string
-  blocks: EvmBlocks
+export interface SnowmanChainDeps extends ChainConsensusDeps {
   router: ChainRouter
-  /** the network's peer events (only `connected` / `disconnected` are used) */
-  peerEvents$: Observable<PeerEvent>
-  isBenched: (nodeId: string) => boolean
-  /** the chain's validators (stake weights) */
-  validators: () => readonly Weighted[]
-  /** the proposer set; empty = anyone builds */
-  proposers: () => readonly Weighted[]
-  params: SnowParams
-  log: Logger
   random?: () => number
   now?: () => number
 }

@@ -42,19 +42,26 @@ import { SlotBuilder } from './builder.js'
 import { EffectRunner } from './effects.js'
 import type { EvmBlocks } from './evm-blocks.js'
 
-export interface EngineIoDeps {
+/** What a chain's consensus runs on: its identity, blocks, network and validator views. */
+export interface ChainConsensusDeps {
   alias: string
   /** CB58 chain ID */
   chainId: string
   self: string
   blocks: EvmBlocks
   router: Pick<ChainRouter, 'pushQuery' | 'pullQuery' | 'get' | 'connectedNodeIds'>
+  /** the network's peer events (only `connected` / `disconnected` are used) */
   peerEvents$: Observable<PeerEvent>
   isBenched: (nodeId: string) => boolean
+  /** the chain's validators (stake weights) */
   validators: () => readonly Weighted[]
+  /** the proposer set; empty = anyone builds */
   proposers: () => readonly Weighted[]
   params: SnowParams
   log: Logger
+}
+
+export interface EngineIoDeps extends ChainConsensusDeps {
   /** tx gossip runs with the engine */
   gossiper: { start(): void; stop(): void }
   /** the chain's inbound query handlers reach the run's runner while it runs */
