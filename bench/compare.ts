@@ -40,8 +40,9 @@ function run(cmd: string, args: string[], cwd: string): Promise<string> {
 /** every finite number of a JSON value, by its path */
 function flatten(value: unknown, path: string, out: Record<string, number>): void {
   if (typeof value === 'number' && Number.isFinite(value)) out[path] = value
-  else if (Array.isArray(value)) value.forEach((v, i) => flatten(v, `${path}[${i}]`, out))
-  else if (typeof value === 'object' && value !== null) {
+  else if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) flatten(v, `${path}[${i}]`, out)
+  } else if (typeof value === 'object' && value !== null) {
     for (const [k, v] of Object.entries(value)) flatten(v, path === '' ? k : `${path}.${k}`, out)
   }
 }

@@ -243,7 +243,7 @@ export class Network {
   }
 
   #onConnectionOpen(conn: Connection): void {
-    if (this.connections.get(conn.id) !== undefined) return
+    if (this.connections.get(conn.id) !== undefined || conn.status !== 'open') return
     if (this.#closed) {
       conn.close().catch(() => {})
       return
