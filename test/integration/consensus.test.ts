@@ -126,6 +126,7 @@ describe('five-node Snowman consensus', { timeout: 900_000 }, () => {
         return (
           ['chain:C', 'network', 'profiler'].every((id) => t.childSystemIds(root).includes(id)) &&
           ['benchlist:C', 'engine:C'].every((id) => t.childSystemIds(chain).includes(id)) &&
+          t.childrenOf(t.bySystemId('engine:C')).some((a) => a.name === 'io') &&
           others.every((id) => t.childSystemIds(network).includes(id))
         )
       }
