@@ -140,8 +140,16 @@ export class Connections {
 
   /** A handshaken session that is not closing. */
   isConnected(nodeId: string): boolean {
-    const snap = this.session(nodeId)?.getSnapshot()
-    return snap !== undefined && snap.status === 'active' && snap.matches('connected')
+    const snap = this.session(nodeId)?.getSnapshot() as { status: string; value: unknown } | undefined
+    // `connected` is a parallel state: its value is an object keyed `connected` (cheaper than `matches`, asked on
+    // every chain request)
+    return (
+      snap !== undefined &&
+      snap.status === 'active' &&
+      typeof snap.value === 'object' &&
+      snap.value !== null &&
+      'connected' in snap.value
+    )
   }
 
   /** NodeIDs with a registered session (handshaking or connected) */

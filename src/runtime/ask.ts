@@ -3,8 +3,10 @@
  *
  * - A fresh `requestId` per call (`crypto.randomUUID()`), no shared counter: two nodes in one process never mix
  *   replies.
- * - The listener on `ref.on('reply')` is attached BEFORE the command is sent, so a reply emitted synchronously
- *   while the actor handles the command is not missed.
+ * - Replies reach the waiting call through one `ref.on('reply')` listener per actor, keyed by requestId (a
+ *   listener per call made every reply visit every call in flight: with 32 transactions in flight, 32 checks a
+ *   reply). The call is registered BEFORE the command is sent, so a reply emitted synchronously while the actor
+ *   handles the command is not missed; the listener goes once no call waits.
  * - ok -> resolves with `result`; error -> rejects with the plain `ReplyError` `{code, message, data}` the actor
  *   sent (jayson passes it through as is); no reply within `timeoutMs` -> rejects with
  *   `FirnError('<type> timed out after <n> ms')`; an aborted `signal` -> `FirnError('<type> aborted')`; an actor
@@ -40,12 +42,42 @@ export interface AskOptions {
 
 export type AskCommand = { type: string; [key: string]: unknown }
 
-const isReplyFor = (x: unknown, requestId: string): x is Reply =>
+const isReply = (x: unknown): x is Reply =>
   typeof x === 'object' &&
   x !== null &&
   (x as Reply).type === 'reply' &&
-  (x as Reply).requestId === requestId &&
+  typeof (x as Reply).requestId === 'string' &&
   typeof (x as Reply).ok === 'boolean'
+
+/** The calls waiting on one actor's replies, and the one listener that hands them out. */
+interface Waiting {
+  calls: Map<string, (reply: Reply) => void>
+  subscription: { unsubscribe(): void }
+}
+
+/** Keyed by the actor itself (weakly): the state of that actor's asks, shared by nothing else, gone with it. */
+const waitingByActor = new WeakMap<AnyActorRef, Waiting>()
+
+function waitFor(ref: AnyActorRef, requestId: string, onReply: (reply: Reply) => void): () => void {
+  let waiting = waitingByActor.get(ref)
+  if (waiting === undefined) {
+    const calls = new Map<string, (reply: Reply) => void>()
+    const subscription = ref.on('reply', (emitted: unknown) => {
+      if (isReply(emitted)) calls.get(emitted.requestId)?.(emitted)
+    })
+    waiting = { calls, subscription }
+    waitingByActor.set(ref, waiting)
+  }
+  const w = waiting
+  w.calls.set(requestId, onReply)
+  return () => {
+    w.calls.delete(requestId)
+    if (w.calls.size === 0 && waitingByActor.get(ref) === w) {
+      w.subscription.unsubscribe()
+      waitingByActor.delete(ref)
+    }
+  }
+}
 
 const toReplyError = (error: ReplyError): ReplyError => ({
   code: error.code,
@@ -74,7 +106,7 @@ export function ask<R>(ref: AnyActorRef, command: AskCommand, opts: AskOptions =
       if (settled) return
       settled = true
       clearTimeout(timer)
-      subscription.unsubscribe()
+      stopWaiting()
       signal?.removeEventListener('abort', onAbort)
       outcome()
     }
@@ -85,12 +117,11 @@ export function ask<R>(ref: AnyActorRef, command: AskCommand, opts: AskOptions =
         reject(new FirnError(`${command.type} timed out after ${timeoutMs} ms`))
       })
     }, timeoutMs)
-    const subscription = ref.on('reply', (emitted: unknown) => {
-      if (!isReplyFor(emitted, requestId)) return
+    const stopWaiting = waitFor(ref, requestId, (reply) => {
       finish(() => {
         stats?.recordAsk(name, performance.now() - sentAt)
-        if (emitted.ok) resolve(emitted.result as R)
-        else reject(toReplyError(emitted.error))
+        if (reply.ok) resolve(reply.result as R)
+        else reject(toReplyError(reply.error))
       })
     })
     signal?.addEventListener('abort', onAbort, { once: true })
