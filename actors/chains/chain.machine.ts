@@ -21,7 +21,7 @@ import { notProvidedEventObservable, notProvidedPromise } from '../not-provided.
 import type { BenchlistConfig } from '../peers/benchlist.js'
 import { benchlistMachine } from '../peers/benchlist.machine.js'
 import { profilerMachine } from '../profiler/profiler.machine.js'
-import { type Reply, type ReplyError, replyError } from '../reply.js'
+import { type Reply, type ReplyError, replyError, replyOk } from '../reply.js'
 import { SystemId } from '../system-ids.js'
 
 export interface ChainInput {
@@ -55,7 +55,7 @@ export interface ChainIoInput extends ChainSlotInput {
   self: AnyActorRef
 }
 
-/** The answer to `chain.submitTx` while the chain is not in normal operation (the reference's HTTP 503 text). */
+/** The answer to `chain.submitTxs` while the chain is not in normal operation (the reference's HTTP 503 text). */
 export const NOT_BOOTSTRAPPED = 'API call rejected because chain is not done bootstrapping'
 
 export interface ChainInitResult {
@@ -88,22 +88,27 @@ type ChildDone = { type: `xstate.done.actor.${string}`; actorId: string; output:
 type ChildError = { type: `xstate.error.actor.${string}`; actorId: string; error: unknown }
 
 /**
- * Transaction admission into the chain (a command, answered with a reply: the tx hash, or the pool's error). The
- * transaction itself waits in src/ under `ticket` (its bytes stay out of events); `hash` names it for dev tools.
+ * Transaction admission into the chain (a command, answered with a reply: per transaction its hash, or the pool's
+ * error). The transactions themselves wait in src/ under their tickets (their bytes stay out of events); `hash`
+ * names each for dev tools. src/ sends what arrived in one event-loop turn as one command.
  */
-export type SubmitTx = { type: 'chain.submitTx'; requestId: string; ticket: number; hash: string }
-/** The chain's IO: the admission's outcome. */
-export type TxAdmitted =
-  | { type: 'chain.txAdmitted'; requestId: string; ok: true; hash: string }
-  | { type: 'chain.txAdmitted'; requestId: string; ok: false; error: ReplyError }
+export interface ParkedTx {
+  ticket: number
+  hash: string
+}
+export type SubmitTxs = { type: 'chain.submitTxs'; requestId: string; txs: ParkedTx[] }
+/** one transaction's outcome */
+export type TxAdmission = { ok: true; hash: string } | { ok: false; error: ReplyError }
+/** The chain's IO: the admission's outcome, one result per transaction, in order. */
+export type TxsAdmitted = { type: 'chain.txsAdmitted'; requestId: string; results: TxAdmission[] }
 
 export type ChainEvent =
   | ChainBootstrapProgress
   | { type: 'chain.stop' }
   /** the chain's VM accepted a block (unix ms `at`) */
   | { type: 'chain.accepted'; height: number; id: string; at: number }
-  | SubmitTx
-  | TxAdmitted
+  | SubmitTxs
+  | TxsAdmitted
   | ChildDone
   | ChildError
 
@@ -111,8 +116,8 @@ export type ChainState = 'bootstrapping' | 'normalOp' | 'failed' | 'stopped'
 
 export type ChainEmitted =
   | { type: 'chain.stateChanged'; chainId: string; state: ChainState }
-  /** for the `chainIo` slot: admit the parked transaction into the chain's pool */
-  | { type: 'chain.admitTx'; requestId: string; ticket: number; hash: string }
+  /** for the `chainIo` slot: admit the parked transactions into the chain's pool, in order */
+  | { type: 'chain.admitTxs'; requestId: string; txs: ParkedTx[] }
   | Reply
 
 /** The ids (and systemIds) of a chain's children. */
@@ -210,14 +215,8 @@ export const chainMachine = setup({
       })),
     },
     // outside normalOp the chain takes no transactions
-    'chain.submitTx': { actions: emit(({ event }) => replyError(event.requestId, NOT_BOOTSTRAPPED)) },
-    'chain.txAdmitted': {
-      actions: emit(({ event }) =>
-        event.ok
-          ? ({ type: 'reply', requestId: event.requestId, ok: true, result: event.hash } as const)
-          : ({ type: 'reply', requestId: event.requestId, ok: false, error: event.error } as const),
-      ),
-    },
+    'chain.submitTxs': { actions: emit(({ event }) => replyError(event.requestId, NOT_BOOTSTRAPPED)) },
+    'chain.txsAdmitted': { actions: emit(({ event }) => replyOk(event.requestId, event.results)) },
   },
   states: {
     initializing: {
@@ -309,12 +308,11 @@ export const chainMachine = setup({
         enqueue.stopChild(ids.producer)
       }),
       on: {
-        'chain.submitTx': {
+        'chain.submitTxs': {
           actions: emit(({ event }) => ({
-            type: 'chain.admitTx' as const,
+            type: 'chain.admitTxs' as const,
             requestId: event.requestId,
-            ticket: event.ticket,
-            hash: event.hash,
+            txs: event.txs,
           })),
         },
         'xstate.error.actor.*': failOnChildError('running'),

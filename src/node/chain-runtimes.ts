@@ -5,7 +5,7 @@
  * A slot that starts before its chain is registered waits for it (`whenReady`).
  */
 import type { Observable } from 'rxjs'
-import type { ChainEmitted, TxAdmitted } from '../../actors/chains/chain.machine.js'
+import type { ChainEmitted, TxsAdmitted } from '../../actors/chains/chain.machine.js'
 import type { SnowmanChain } from '../chains/snowman/chain.js'
 import type { Logger } from '../log/logger.js'
 
@@ -22,8 +22,8 @@ export interface ChainRuntime {
   snowman?: SnowmanChain
   /** the blocks the chain accepts, in order (the chain actor keeps the last one) */
   accepted$?: Observable<{ height: number; id: string }>
-  /** admits a parked transaction (`chain.admitTx`, src/node/tx-admission.ts); absent: the chain takes none */
-  admitTx?: (e: Extract<ChainEmitted, { type: 'chain.admitTx' }>) => Promise<TxAdmitted>
+  /** admits parked transactions (`chain.admitTxs`, src/node/tx-admission.ts); absent: the chain takes none */
+  admitTxs?: (e: Extract<ChainEmitted, { type: 'chain.admitTxs' }>) => Promise<TxsAdmitted>
 }
 
 export class ChainRuntimes {

@@ -49,12 +49,13 @@ export function chainLogic({ runtimes, profiler }: ChainLogicDeps) {
        */
       chainIo: fromEventObservable<ChainEvent, ChainIoInput>(({ input }) => {
         const admitted = emitted$<ChainEmitted>(input.self).pipe(
-          filter((e) => e.type === 'chain.admitTx'),
+          filter((e) => e.type === 'chain.admitTxs'),
           mergeMap((e) => {
-            const admit = runtimes.get(input.chainId)?.admitTx
+            const admit = runtimes.get(input.chainId)?.admitTxs
             if (admit !== undefined) return from(admit(e))
             const error = { code: -32000, message: 'this chain takes no transactions', data: null }
-            return of({ type: 'chain.txAdmitted' as const, requestId: e.requestId, ok: false as const, error })
+            const results = e.txs.map(() => ({ ok: false as const, error }))
+            return of({ type: 'chain.txsAdmitted' as const, requestId: e.requestId, results })
           }),
         )
         const accepted = from(runtimes.whenReady(input.chainId)).pipe(

@@ -40,7 +40,7 @@ import { chainLogic } from './chain-slots.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
 import { snapshotChecker } from './snapshot-check.js'
-import { admitTicket, submitThroughChain, TxTickets } from './tx-admission.js'
+import { admitTickets, submitThroughChain, TxTickets } from './tx-admission.js'
 
 export interface FirnNode {
   readonly config: NodeConfig
@@ -231,7 +231,7 @@ async function build(
     hasOtherValidators: () => validators.hasOtherValidators(),
     startProducer: () => c.startProducer(),
     snowman,
-    admitTx: (e) => admitTicket(e, txTickets, (tx) => c.vm.submitTransaction(tx)),
+    admitTxs: (e) => admitTickets(e, txTickets, (tx) => c.vm.submitTransaction(tx)),
     accepted$: c.vm.accepted$.pipe(
       map((b) => ({ height: Number(b.header.number), id: `0x${Buffer.from(b.hash).toString('hex')}` })),
     ),

@@ -279,7 +279,7 @@ describe('chain machine (running)', () => {
   })
 
   it('admits transactions only in normalOp: a command answered by the chain IO, or refused with the reference text', async () => {
-    const admitted: string[] = []
+    const admitted: string[][] = []
     const logic = withIo.provide({
       actors: {
         initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(
@@ -289,19 +289,21 @@ describe('chain machine (running)', () => {
         chainIo: fromEventObservable<ChainEvent, ChainIoInput>(
           ({ input: io }) =>
             new Observable<ChainEvent>((sub) => {
-              const l = io.self.on('chain.admitTx', (e: { requestId: string; ticket: number; hash: string }) => {
-                admitted.push(e.hash)
-                sub.next(
-                  e.ticket === 1
-                    ? { type: 'chain.txAdmitted', requestId: e.requestId, ok: true, hash: e.hash }
-                    : {
-                        type: 'chain.txAdmitted',
-                        requestId: e.requestId,
-                        ok: false,
-                        error: { code: -32000, message: 'nonce too low', data: null },
-                      },
-                )
-              })
+              const l = io.self.on(
+                'chain.admitTxs',
+                (e: { requestId: string; txs: { ticket: number; hash: string }[] }) => {
+                  admitted.push(e.txs.map((t) => t.hash))
+                  sub.next({
+                    type: 'chain.txsAdmitted',
+                    requestId: e.requestId,
+                    results: e.txs.map((t) =>
+                      t.ticket === 1
+                        ? { ok: true as const, hash: t.hash }
+                        : { ok: false as const, error: { code: -32000, message: 'nonce too low', data: null } },
+                    ),
+                  })
+                },
+              )
               return () => l.unsubscribe()
             }),
         ),
@@ -311,7 +313,7 @@ describe('chain machine (running)', () => {
     const replies: unknown[] = []
     actor.on('reply', (r) => replies.push(r))
     actor.start()
-    actor.send({ type: 'chain.submitTx', requestId: 'r0', ticket: 1, hash: '0xaa' })
+    actor.send({ type: 'chain.submitTxs', requestId: 'r0', txs: [{ ticket: 1, hash: '0xaa' }] })
     assert.deepEqual(replies, [
       {
         type: 'reply',
@@ -321,12 +323,25 @@ describe('chain machine (running)', () => {
       },
     ])
     await waitFor(actor, (x) => x.value === 'normalOp', { timeout: 5_000 })
-    actor.send({ type: 'chain.submitTx', requestId: 'r1', ticket: 1, hash: '0xbb' })
-    actor.send({ type: 'chain.submitTx', requestId: 'r2', ticket: 2, hash: '0xcc' })
-    assert.deepEqual(admitted, ['0xbb', '0xcc'])
+    actor.send({
+      type: 'chain.submitTxs',
+      requestId: 'r1',
+      txs: [
+        { ticket: 1, hash: '0xbb' },
+        { ticket: 2, hash: '0xcc' },
+      ],
+    })
+    assert.deepEqual(admitted, [['0xbb', '0xcc']])
     assert.deepEqual(replies.slice(1), [
-      { type: 'reply', requestId: 'r1', ok: true, result: '0xbb' },
-      { type: 'reply', requestId: 'r2', ok: false, error: { code: -32000, message: 'nonce too low', data: null } },
+      {
+        type: 'reply',
+        requestId: 'r1',
+        ok: true,
+        result: [
+          { ok: true, hash: '0xbb' },
+          { ok: false, error: { code: -32000, message: 'nonce too low', data: null } },
+        ],
+      },
     ])
     actor.stop()
   })
