@@ -1,6 +1,7 @@
 /**
- * One chain's lifecycle: initializing -> bootstrapping -> normalOp (the reference's chain states), and the parent
- * of the chain's actors, so its lifecycle starts and stops them:
+ * One chain's lifecycle: waitingForVm -> initializing -> bootstrapping -> normalOp (the reference's chain states,
+ * after a wait for the chain's VM: a declared chain whose plugin VM is not installed yet waits for `admin.loadVMs`
+ * to register it), and the parent of the chain's actors, so its lifecycle starts and stops them:
  *
  * - `benchlist:<alias>` for the chain's whole life (it decides benching and tells the peer sessions);
  * - `profiler:<alias>`, the chain admin API's profiler, when the input asks for it;
@@ -27,8 +28,10 @@ import { SystemId } from '../system-ids.js'
 export interface ChainInput {
   /** CB58 chain ID */
   chainId: string
-  /** primary alias (`C`), or the chain ID string */
+  /** primary alias (`C`, a declared chain's name), or the chain ID string */
   alias: string
+  /** the VM the chain runs, as declared: `evm`, a plugin VM's alias or its VM ID */
+  vm: string
   /** own NodeID (the engine's `self`) */
   nodeId: string
   /** the chain's admin API is on: the chain gets its own profiler, `profiler:<alias>` */
@@ -47,6 +50,11 @@ export interface ChainInput {
 export interface ChainSlotInput {
   chainId: string
   alias: string
+}
+
+/** The wait for the chain's VM (`awaitVm`): done once the VM is registered. */
+export interface AwaitVmInput extends ChainSlotInput {
+  vm: string
 }
 
 /** The chain's IO slot (`chainIo`, for the chain's whole life): it carries out what the chain emits. */
@@ -112,7 +120,7 @@ export type ChainEvent =
   | ChildDone
   | ChildError
 
-export type ChainState = 'bootstrapping' | 'normalOp' | 'failed' | 'stopped'
+export type ChainState = 'waitingForVm' | 'bootstrapping' | 'normalOp' | 'failed' | 'stopped'
 
 export type ChainEmitted =
   | { type: 'chain.stateChanged'; chainId: string; state: ChainState }
@@ -154,6 +162,9 @@ export const chainMachine = setup({
     emitted: {} as ChainEmitted,
   },
   actors: {
+    /** resolves once the chain's VM is registered (built in, or a plugin loaded at start-up or by admin.loadVMs) */
+    awaitVm: notProvidedPromise<void, AwaitVmInput>('awaitVm'),
+    /** opens the chain: its VM over its own store, its consensus, its handlers */
     initializeChain: notProvidedPromise<ChainInitResult, ChainSlotInput>('initializeChain'),
     /** the chain's IO for its whole life: carries out what it emits (tx admission) */
     chainIo: notProvidedEventObservable<ChainEvent, ChainIoInput>('chainIo'),
@@ -205,7 +216,7 @@ export const chainMachine = setup({
     }
   }),
   invoke: { id: 'io', src: 'chainIo', input: ({ context, self }) => ({ ...slotOf(context), self }) },
-  initial: 'initializing',
+  initial: 'waitingForVm',
   on: {
     'chain.stop': '.stopped',
     'chain.accepted': {
@@ -219,6 +230,19 @@ export const chainMachine = setup({
     'chain.txsAdmitted': { actions: emit(({ event }) => replyOk(event.requestId, event.results)) },
   },
   states: {
+    waitingForVm: {
+      entry: { type: 'announce', params: { state: 'waitingForVm' } },
+      invoke: {
+        id: 'awaitVm',
+        src: 'awaitVm',
+        input: ({ context }) => ({ ...slotOf(context), vm: context.vm }),
+        onDone: 'initializing',
+        onError: {
+          target: 'failed',
+          actions: { type: 'fail', params: ({ event }) => ({ error: errorText(event.error) }) },
+        },
+      },
+    },
     initializing: {
       invoke: {
         id: 'initializeChain',

@@ -32,12 +32,26 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 const VERSION_KEY = 'version'
 
 /**
- * Record the database layout version on first open and refuse a database written by another layout, so an
- * upgrade never misreads old data. Stored under the `node` sublevel (raw key `!node!version`).
+ * Record the database layout version (`databaseVersion` in `info.getNodeVersion`) on first open, and refuse a
+ * database this Firn would misread: one written with another layout version, or one holding data but no version
+ * at all (not written by Firn, or damaged). Stored under the `node` sublevel (raw key `!node!version`). `where`
+ * names the database in the error (its directory, or `memdb`).
  */
-export async function checkDatabaseVersion(db: Database, version: string): Promise<void> {
+export async function checkDatabaseVersion(db: Database, version: string, where: string): Promise<void> {
   const meta = db.sublevel<string, string>(Sublevel.node, { keyEncoding: 'utf8', valueEncoding: 'utf8' })
   const stored = await meta.get(VERSION_KEY)
-  if (stored === undefined) await meta.put(VERSION_KEY, version)
-  else if (stored !== version) throw new Error(`database version ${stored} is not ${version}; use a new --db-dir`)
+  if (stored === version) return
+  const fix = 'start with an empty --db-dir, or run the Firn release that wrote it'
+  if (stored === undefined) {
+    for await (const _ of db.keys({ limit: 1 })) {
+      throw new Error(
+        `the database at ${where} holds data but no databaseVersion, so it was not written by Firn; this Firn needs databaseVersion ${version}: ${fix}`,
+      )
+    }
+    await meta.put(VERSION_KEY, version)
+    return
+  }
+  throw new Error(
+    `the database at ${where} has databaseVersion ${stored}; this Firn reads databaseVersion ${version} and cannot upgrade it: ${fix}`,
+  )
 }

@@ -112,7 +112,7 @@ async function build(
 
   const db: Database = await openDatabase({ type: config.db.type, path: config.db.path })
   cleanups.push(() => db.close())
-  await checkDatabaseVersion(db, DATABASE_VERSION)
+  await checkDatabaseVersion(db, DATABASE_VERSION, config.db.type === 'memdb' ? 'memdb' : config.db.path)
   log.info('database opened', { type: config.db.type, path: config.db.type === 'memdb' ? undefined : config.db.path })
 
   const chains = new ChainRegistry(chainIds(config.networkId))

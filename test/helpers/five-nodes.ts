@@ -4,6 +4,7 @@
  * sign and send EVM transfers, read receipts, heights and blocks. `shutdown()` stops every process the handle
  * started (SIGKILL for stragglers) and removes the data; register it with `after`.
  */
+import assert from 'node:assert/strict'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -77,22 +78,26 @@ export class FiveNode {
     return `http://127.0.0.1:${this.layout.httpPort}`
   }
   get rpcUrl(): string {
-    return `${this.url}/ext/bc/C/rpc`
+    return this.rpcUrlOf('C')
   }
-  eth<T>(method: string, params: unknown[] = []): Promise<T> {
-    return call<T>(this.rpcUrl, method, params)
+  /** an EVM chain's `/rpc` by alias (C, or a chain declared in the genesis file) */
+  rpcUrlOf(chain: string): string {
+    return `${this.url}/ext/bc/${chain}/rpc`
   }
-  async height(): Promise<number> {
-    return Number(await this.eth<string>('eth_blockNumber'))
+  eth<T>(method: string, params: unknown[] = [], chain = 'C'): Promise<T> {
+    return call<T>(this.rpcUrlOf(chain), method, params)
   }
-  block(height: number): Promise<BlockInfo | null> {
-    return this.eth<BlockInfo | null>('eth_getBlockByNumber', [`0x${height.toString(16)}`, false])
+  async height(chain = 'C'): Promise<number> {
+    return Number(await this.eth<string>('eth_blockNumber', [], chain))
   }
-  receipt(hash: string): Promise<{ status: string; blockNumber: string; blockHash: string } | null> {
-    return this.eth('eth_getTransactionReceipt', [hash])
+  block(height: number, chain = 'C'): Promise<BlockInfo | null> {
+    return this.eth<BlockInfo | null>('eth_getBlockByNumber', [`0x${height.toString(16)}`, false], chain)
   }
-  async isBootstrapped(): Promise<boolean> {
-    const r = await call<{ isBootstrapped: boolean }>(`${this.url}/ext/info`, 'info.isBootstrapped', { chain: 'C' })
+  receipt(hash: string, chain = 'C'): Promise<{ status: string; blockNumber: string; blockHash: string } | null> {
+    return this.eth('eth_getTransactionReceipt', [hash], chain)
+  }
+  async isBootstrapped(chain = 'C'): Promise<boolean> {
+    const r = await call<{ isBootstrapped: boolean }>(`${this.url}/ext/info`, 'info.isBootstrapped', { chain })
     return r.isBootstrapped
   }
   /** the last lines of the process output and of the C chain log, for failure messages */
@@ -174,9 +179,9 @@ export class FiveNodes {
     n.pid = undefined
   }
 
-  async waitBootstrapped(index: number, timeoutMs = 120_000): Promise<void> {
+  async waitBootstrapped(index: number, timeoutMs = 120_000, chain = 'C'): Promise<void> {
     const n = this.node(index)
-    await waitFor(`${n.name} bootstrapped`, timeoutMs, () => n.isBootstrapped().catch(() => false), n)
+    await waitFor(`${n.name} bootstrapped ${chain}`, timeoutMs, () => n.isBootstrapped(chain).catch(() => false), n)
   }
 
   running(): FiveNode[] {
@@ -213,30 +218,40 @@ export async function waitFor(
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${node ? `\n${await node.logs()}` : ''}`)
 }
 
-/** A sender with a locally tracked nonce: signs type-2 transfers and sends them raw to whichever node. */
+/** An EVM chain of the network: its alias (the `/ext/bc/<alias>/rpc` path) and its EIP-155 chain ID. */
+export interface EvmChainRef {
+  alias: string
+  chainId: bigint
+}
+export const C_CHAIN: EvmChainRef = { alias: 'C', chainId: CHAIN_ID }
+
+/** A sender with a locally tracked nonce: signs type-2 transfers on one chain and sends them raw to any node. */
 export class Sender {
   readonly wallet: Wallet
   nonce = 0
-  constructor(privateKey: string) {
+  constructor(
+    privateKey: string,
+    readonly chain: EvmChainRef = C_CHAIN,
+  ) {
     this.wallet = new Wallet(privateKey)
   }
   get address(): string {
     return this.wallet.address
   }
-  static ewoq(): Sender {
-    return new Sender(`0x${EWOQ_PRIVATE_KEY}`)
+  static ewoq(chain: EvmChainRef = C_CHAIN): Sender {
+    return new Sender(`0x${EWOQ_PRIVATE_KEY}`, chain)
   }
-  static random(): Sender {
-    return new Sender(Wallet.createRandom().privateKey)
+  static random(chain: EvmChainRef = C_CHAIN): Sender {
+    return new Sender(Wallet.createRandom().privateKey, chain)
   }
   async syncNonce(node: FiveNode): Promise<void> {
-    this.nonce = Number(await node.eth<string>('eth_getTransactionCount', [this.address, 'latest']))
+    this.nonce = Number(await node.eth<string>('eth_getTransactionCount', [this.address, 'latest'], this.chain.alias))
   }
   /** Signs the next transfer and sends it to `node`; returns the tx hash (the node's answer, checked). */
   async send(node: FiveNode, to: string, value = 1n): Promise<string> {
     const raw = await this.wallet.signTransaction({
       type: 2,
-      chainId: CHAIN_ID,
+      chainId: this.chain.chainId,
       nonce: this.nonce,
       to,
       value,
@@ -244,21 +259,21 @@ export class Sender {
       maxFeePerGas: MAX_FEE,
       maxPriorityFeePerGas: TIP,
     })
-    const hash = await node.eth<string>('eth_sendRawTransaction', [raw])
+    const hash = await node.eth<string>('eth_sendRawTransaction', [raw], this.chain.alias)
     this.nonce++
     return hash
   }
 }
 
-/** Waits until `node` has a successful receipt for every hash. */
-export async function waitReceipts(node: FiveNode, hashes: string[], timeoutMs = 60_000): Promise<void> {
+/** Waits until `node` has a successful receipt for every hash (on the C chain unless `chain` names another). */
+export async function waitReceipts(node: FiveNode, hashes: string[], timeoutMs = 60_000, chain = 'C'): Promise<void> {
   const pending = new Set(hashes)
   await waitFor(
-    `${pending.size} receipts on ${node.name}`,
+    `${pending.size} receipts on ${node.name} (${chain})`,
     timeoutMs,
     async () => {
       for (const h of [...pending]) {
-        const r = await node.receipt(h).catch(() => null)
+        const r = await node.receipt(h, chain).catch(() => null)
         if (r === null) return false
         if (r.status !== '0x1') throw new Error(`${h} failed on ${node.name}: status ${r.status}`)
         pending.delete(h)
@@ -270,24 +285,45 @@ export async function waitReceipts(node: FiveNode, hashes: string[], timeoutMs =
 }
 
 /** The block hashes 1..height on a node (in parallel batches). */
-export async function hashes(node: FiveNode, height: number): Promise<string[]> {
+export async function hashes(node: FiveNode, height: number, chain = 'C'): Promise<string[]> {
   const out: string[] = []
   for (let from = 1; from <= height; from += 50) {
     const batch = []
-    for (let h = from; h < Math.min(from + 50, height + 1); h++) batch.push(node.block(h))
+    for (let h = from; h < Math.min(from + 50, height + 1); h++) batch.push(node.block(h, chain))
     for (const b of await Promise.all(batch)) out.push(b?.hash ?? 'missing')
   }
   return out
 }
 
 /** Waits until every node has reached `height`. */
-export async function waitHeight(nodes: FiveNode[], height: number, timeoutMs = 60_000): Promise<void> {
+export async function waitHeight(nodes: FiveNode[], height: number, timeoutMs = 60_000, chain = 'C'): Promise<void> {
   for (const n of nodes) {
     await waitFor(
-      `${n.name} at height ${height}`,
+      `${n.name} at height ${height} (${chain})`,
       timeoutMs,
-      async () => (await n.height().catch(() => -1)) >= height,
+      async () => (await n.height(chain).catch(() => -1)) >= height,
       n,
     )
   }
+}
+
+/** Every node in `nodes` has the same block hash at every height 1..height of `chain`. */
+export async function assertSameChain(nodes: FiveNode[], height: number, chain = 'C'): Promise<void> {
+  const [first, ...rest] = await Promise.all(nodes.map((n) => hashes(n, height, chain)))
+  assert.equal(first!.length, height)
+  assert.ok(!first!.includes('missing'), `${nodes[0]!.name} lacks a block of ${chain} below ${height}`)
+  for (const [i, other] of rest.entries()) {
+    for (let h = 0; h < height; h++) {
+      assert.equal(
+        other[h],
+        first![h],
+        `${nodes[i + 1]!.name} and ${nodes[0]!.name} differ at height ${h + 1} of ${chain}`,
+      )
+    }
+  }
+}
+
+/** The lowest tip height of `chain` among the nodes. */
+export async function minHeight(nodes: FiveNode[], chain = 'C'): Promise<number> {
+  return Math.min(...(await Promise.all(nodes.map((n) => n.height(chain)))))
 }

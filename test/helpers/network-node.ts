@@ -2,7 +2,7 @@
  * One in-process Firn p2p node for tests and benches: the real `Network` (libp2p TCP on 127.0.0.1, port 0), a
  * staking identity (fresh unless given), a memory-level database (unless given), its own actor tree (this helper
  * is the test's composition root: the node actor with `network` and, per chain given, `chain:<alias>` with its
- * `benchlist:<alias>`; the chains never leave initializing: no VM here), and a validator set: the given genesis
+ * `benchlist:<alias>`; the chains never leave waitingForVm: no VM here), and a validator set: the given genesis
  * with sybil protection on, else sybil protection off (every connected peer a validator of weight 100). Log lines
  * are captured unless a logger is given.
  */
@@ -10,10 +10,9 @@ import { MemoryLevel } from 'memory-level'
 import { NEVER } from 'rxjs'
 import { type ActorRefFrom, createActor, fromEventObservable, fromPromise } from 'xstate'
 import {
+  type AwaitVmInput,
   type ChainEvent,
-  type ChainInitResult,
   type ChainIoInput,
-  type ChainSlotInput,
   chainMachine,
 } from '../../actors/chains/chain.machine.js'
 import { nodeMachine } from '../../actors/node.machine.js'
@@ -85,16 +84,17 @@ export async function startNetworkNode(o: NetworkNodeOptions = {}): Promise<Netw
     log: givenLog ?? captured.log,
   })
   network = net
-  // the chains wait in initializing for good: their benchlists run, nothing else does
+  // the chains wait for their VM for good: their benchlists run, nothing else does
   const chains = (extras.chains ?? []).map(({ chainId, alias }) => ({
     chainId,
     alias,
+    vm: 'evm',
     nodeId: identity.nodeId,
     benchlist: { ...benchlistSettings(undefined, extras.snow), ...extras.benchlist },
   }))
-  const never = fromPromise<ChainInitResult, ChainSlotInput>(() => new Promise(() => {}))
+  const never = fromPromise<void, AwaitVmInput>(() => new Promise(() => {}))
   const quiet = fromEventObservable<ChainEvent, ChainIoInput>(() => NEVER)
-  const idle = chainMachine.provide({ actors: { initializeChain: never, chainIo: quiet } })
+  const idle = chainMachine.provide({ actors: { awaitVm: never, chainIo: quiet } })
   const root = createActor(nodeMachine.provide({ actors: { chain: idle, network: net.logic() } }), {
     input: {
       nodeId: identity.nodeId,

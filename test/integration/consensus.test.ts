@@ -10,9 +10,10 @@ import { readFile, rm } from 'node:fs/promises'
 import { after, before, describe, it } from 'node:test'
 import { type ActorTree, inspectorUrl, watchTree } from '../helpers/actor-tree.js'
 import {
+  assertSameChain,
   type FiveNode,
   FiveNodes,
-  hashes,
+  minHeight,
   post,
   Sender,
   sleep,
@@ -22,23 +23,6 @@ import {
 
 const NOT_BOOTSTRAPPED_BODY = 'API call rejected because chain is not done bootstrapping\n'
 const SINK = `0x${'22'.repeat(20)}`
-
-/** Every node in `nodes` has the same block hash at every height 1..height. */
-async function assertSameChain(nodes: FiveNode[], height: number): Promise<void> {
-  const [first, ...rest] = await Promise.all(nodes.map((n) => hashes(n, height)))
-  assert.equal(first!.length, height)
-  assert.ok(!first!.includes('missing'), `${nodes[0]!.name} lacks a block below ${height}`)
-  for (const [i, other] of rest.entries()) {
-    for (let h = 0; h < height; h++) {
-      assert.equal(other[h], first![h], `${nodes[i + 1]!.name} and ${nodes[0]!.name} differ at height ${h + 1}`)
-    }
-  }
-}
-
-/** The lowest tip height among the nodes. */
-async function minHeight(nodes: FiveNode[]): Promise<number> {
-  return Math.min(...(await Promise.all(nodes.map((n) => n.height()))))
-}
 
 /**
  * Keeps `senders` busy until `done()`: each sends transfers to the nodes of `targets()` in turn with up to `window`

@@ -39,6 +39,8 @@ export class Router {
   readonly #routes = new Map<string, Map<string, Route>>()
   /** full path -> route (first registration of a path wins, like gorilla/mux) */
   readonly #byPath = new Map<string, Route>()
+  /** base url (and its aliases) -> the route of every path under it that has no route of its own */
+  readonly #fallbacks = new Map<string, Route>()
 
   /** `addRoute('info', '', route)` serves `/ext/info`; `addRoute('bc/<id>', '/ws', route)` `/ext/bc/<id>/ws`. */
   addRoute(base: string, endpoint: string, route: Route): void {
@@ -55,6 +57,8 @@ export class Router {
     for (const alias of aliasUrls) if (this.#reserved.has(alias)) throw alreadyReserved(alias)
     for (const alias of aliasUrls) this.#reserved.add(alias)
     this.#aliases.set(url, [...(this.#aliases.get(url) ?? []), ...aliasUrls])
+    const fallback = this.#fallbacks.get(url)
+    if (fallback !== undefined) for (const alias of aliasUrls) this.#fallbacks.set(alias, fallback)
     let err: FirnError | undefined
     for (const [endpoint, route] of this.#routes.get(url) ?? []) {
       for (const alias of aliasUrls) {
@@ -65,9 +69,33 @@ export class Router {
     if (err) throw err
   }
 
-  /** The route serving an exact (already cleaned) path. */
+  /**
+   * `setFallback('bc/<id>', route)`: every path under `/ext/bc/<id>/` (and under its aliases, existing and added
+   * later) that has no route of its own goes to `route`: a chain that cannot serve yet answers why, whatever
+   * endpoint its VM will serve. Replaces an earlier fallback of the base.
+   */
+  setFallback(base: string, route: Route): void {
+    const url = EXT + base
+    this.#fallbacks.set(url, route)
+    for (const alias of this.#aliasesOf(url)) this.#fallbacks.set(alias, route)
+  }
+
+  /** The route serving an exact (already cleaned) path, else the fallback of the nearest base above it. */
   resolve(path: string): Route | undefined {
-    return this.#byPath.get(path)
+    const exact = this.#byPath.get(path)
+    if (exact !== undefined || this.#fallbacks.size === 0) return exact
+    for (let cut = path.length; cut > EXT.length; cut = path.lastIndexOf('/', cut - 1)) {
+      const fallback = this.#fallbacks.get(path.slice(0, cut))
+      if (fallback !== undefined) return fallback
+    }
+    return undefined
+  }
+
+  /** every alias url of a base url, aliases of aliases included */
+  #aliasesOf(url: string): string[] {
+    const out: string[] = []
+    for (const alias of this.#aliases.get(url) ?? []) out.push(alias, ...this.#aliasesOf(alias))
+    return out
   }
 
   #forceAdd(base: string, endpoint: string, route: Route): FirnError | undefined {

@@ -12,6 +12,7 @@ import {
   waitFor,
 } from 'xstate'
 import {
+  type AwaitVmInput,
   type ChainEvent,
   type ChainInitResult,
   type ChainIoInput,
@@ -30,7 +31,12 @@ import {
 } from '../../../../actors/consensus/engine.machine.js'
 import { SystemId } from '../../../../actors/system-ids.js'
 
-const input = { chainId: '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC', alias: 'C', nodeId: 'NodeID-self' }
+const input = {
+  chainId: '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC',
+  alias: 'C',
+  vm: 'evm',
+  nodeId: 'NodeID-self',
+}
 
 type Action = { type: string; params?: unknown }
 
@@ -50,25 +56,44 @@ const stopped = (actions: Action[]) =>
 const done = (actorId: string, output: unknown) =>
   ({ type: `xstate.done.actor.${actorId}`, actorId, output }) as unknown as ChainEvent
 
+/** the chain once its VM is registered (initializing) */
+const started = (i: typeof input) => {
+  const [w] = initialTransition(chainMachine, i)
+  return transition(chainMachine, w, done('awaitVm', undefined))
+}
+
 describe('chain machine (pure steps)', () => {
   it('keeps the last accepted block its IO reports, in any state', () => {
-    const [s0] = initialTransition(chainMachine, input)
+    const [s0] = started(input)
     const [s1] = transition(chainMachine, s0, { type: 'chain.accepted', height: 7, id: '0x07', at: 1_000 })
     const [s2] = transition(chainMachine, s1, { type: 'chain.accepted', height: 8, id: '0x08', at: 2_000 })
     assert.deepEqual(s2.context.lastAccepted, { height: 8, id: '0x08', at: 2_000 })
     assert.equal(s2.context.acceptedCount, 2)
   })
 
-  it('starts initializing with its benchlist (and its profiler when asked), and invokes initializeChain', () => {
-    const [s0, actions] = initialTransition(chainMachine, input)
-    assert.equal(s0.value, 'initializing')
-    assert.deepEqual(spawned(actions as Action[]), ['benchlist:C', 'io', 'initializeChain'])
+  it('starts waiting for its VM with its benchlist (and its profiler when asked), then invokes initializeChain', () => {
+    const [w0, actions] = initialTransition(chainMachine, input)
+    assert.equal(w0.value, 'waitingForVm')
+    assert.deepEqual(spawned(actions as Action[]), ['benchlist:C', 'io', 'awaitVm'])
+    assert.deepEqual(emitted(actions as Action[]), [
+      { type: 'chain.stateChanged', chainId: input.chainId, state: 'waitingForVm' },
+    ])
     const [, withProfiler] = initialTransition(chainMachine, { ...input, profiler: true })
-    assert.deepEqual(spawned(withProfiler as Action[]), ['benchlist:C', 'profiler:C', 'io', 'initializeChain'])
+    assert.deepEqual(spawned(withProfiler as Action[]), ['benchlist:C', 'profiler:C', 'io', 'awaitVm'])
+    const [s0, a0] = started(input)
+    assert.equal(s0.value, 'initializing')
+    assert.deepEqual(spawned(a0 as Action[]), ['initializeChain'])
+    // a VM that never comes is not an error; a failed wait is a failed chain with the reason
+    const [f] = transition(chainMachine, w0, {
+      type: 'xstate.error.actor.awaitVm',
+      error: new Error('VM x is not a chain VM'),
+    } as never)
+    assert.equal(f.value, 'failed')
+    assert.equal(f.context.error, 'VM x is not a chain VM')
   })
 
   it('with no other validators goes straight to normalOp and runs the producer, no engine', () => {
-    const [s0] = initialTransition(chainMachine, input)
+    const [s0] = started(input)
     const [s1, actions] = transition(chainMachine, s0, done('initializeChain', { hasOtherValidators: false }))
     assert.equal(s1.value, 'normalOp')
     assert.deepEqual(emitted(actions as Action[]), [
@@ -78,7 +103,7 @@ describe('chain machine (pure steps)', () => {
   })
 
   it('with other validators bootstraps (keeping its progress), then reaches normalOp with the engine', () => {
-    const [s0] = initialTransition(chainMachine, input)
+    const [s0] = started(input)
     const [s1, a1] = transition(chainMachine, s0, done('initializeChain', { hasOtherValidators: true }))
     assert.equal(s1.value, 'bootstrapping')
     assert.deepEqual(spawned(a1 as Action[]), ['bootstrapper:C'])
@@ -100,7 +125,7 @@ describe('chain machine (pure steps)', () => {
   })
 
   it('a bootstrap that ends with an error, or a failed initialization, is a failed chain with the reason', () => {
-    const [s0] = initialTransition(chainMachine, input)
+    const [s0] = started(input)
     const [s1] = transition(chainMachine, s0, done('initializeChain', { hasOtherValidators: true }))
     const [s2] = transition(chainMachine, s1, done('bootstrapper:C', { executed: 2, error: 'conflict' }))
     assert.equal(s2.value, 'failed')
@@ -114,7 +139,7 @@ describe('chain machine (pure steps)', () => {
   })
 
   it('chain.stop stops it from any state', () => {
-    const [s0] = initialTransition(chainMachine, input)
+    const [s0] = started(input)
     const [s1] = transition(chainMachine, s0, { type: 'chain.stop' })
     assert.equal(s1.value, 'stopped')
     assert.equal(s1.status, 'done')
@@ -130,7 +155,10 @@ describe('chain machine (pure steps)', () => {
 /** An engine whose IO says it is ready and then stays quiet. */
 /** the chain with an IO slot that never says anything (no transactions in these tests) */
 const withIo = chainMachine.provide({
-  actors: { chainIo: fromEventObservable<ChainEvent, ChainIoInput>(() => NEVER) },
+  actors: {
+    chainIo: fromEventObservable<ChainEvent, ChainIoInput>(() => NEVER),
+    awaitVm: fromPromise<void, AwaitVmInput>(async () => undefined),
+  },
 })
 
 const quietEngine = engineMachine.provide({
