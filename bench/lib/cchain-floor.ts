@@ -14,6 +14,16 @@ export const MAX_FEE = 1000n * 10n ** 9n
 export const TIP = 1n
 
 export const common = createCustomCommon({ chainId: Number(CHAIN_ID) }, Mainnet, { hardfork: Hardfork.Cancun })
+const commons = new Map([[CHAIN_ID, common]])
+/** the signing rules of an EVM chain by its EIP-155 chain ID (C's is `common`) */
+function commonOf(chainId: bigint) {
+  let c = commons.get(chainId)
+  if (c === undefined) {
+    c = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: Hardfork.Cancun })
+    commons.set(chainId, c)
+  }
+  return c
+}
 
 /** The i-th bench key: 0xcc00..00(i+1). */
 export function benchKey(i: number): Uint8Array {
@@ -53,11 +63,12 @@ export interface TxSpec {
   gasLimit: bigint
 }
 
-export function signTx(key: Uint8Array, sender: number, nonce: bigint, spec: TxSpec): SignedTx {
+/** One signed EIP-1559 tx, for C unless `chainId` names another EVM chain. */
+export function signTx(key: Uint8Array, sender: number, nonce: bigint, spec: TxSpec, chainId = CHAIN_ID): SignedTx {
   const tx = createTx(
     {
       type: 2,
-      chainId: CHAIN_ID,
+      chainId,
       nonce,
       to: spec.to === '' ? undefined : (spec.to as `0x${string}`),
       value: spec.value ?? 0n,
@@ -66,7 +77,7 @@ export function signTx(key: Uint8Array, sender: number, nonce: bigint, spec: TxS
       maxFeePerGas: MAX_FEE,
       maxPriorityFeePerGas: TIP,
     },
-    { common },
+    { common: commonOf(chainId) },
   ).sign(key)
   return { sender, from: addressOf(key), nonce, raw: bytesToHex(tx.serialize()), hash: bytesToHex(tx.hash()) }
 }
@@ -80,24 +91,28 @@ export function signMany(
   count: number,
   startNonces: bigint[],
   spec: (sender: number, n: number) => TxSpec,
+  chainId = CHAIN_ID,
 ): SignedTx[] {
   const out: SignedTx[] = []
   for (let n = 0; out.length < count; n++)
     for (let s = 0; s < keys.length && out.length < count; s++)
-      out.push(signTx(keys[s]!, s, startNonces[s]! + BigInt(n), spec(s, n)))
+      out.push(signTx(keys[s]!, s, startNonces[s]! + BigInt(n), spec(s, n), chainId))
   return out
 }
 
-/** ETH transfers of 1 wei from each sender to the next one (one sender: to a fixed sink). */
-export function signTransfers(keys: Uint8Array[], count: number): SignedTx[] {
+/**
+ * ETH transfers of 1 wei from each sender to the next one (one sender: to a fixed sink), from `startNonces`
+ * (default 0 each), on C unless `chainId` names another EVM chain.
+ */
+export function signTransfers(
+  keys: Uint8Array[],
+  count: number,
+  startNonces: bigint[] = keys.map(() => 0n),
+  chainId = CHAIN_ID,
+): SignedTx[] {
   const sink = '0x000000000000000000000000000000000000beef'
   const to = keys.map((_, s) => (keys.length === 1 ? sink : addressOf(keys[(s + 1) % keys.length]!)))
-  return signMany(
-    keys,
-    count,
-    keys.map(() => 0n),
-    (s) => ({ to: to[s]!, value: 1n, gasLimit: 21_000n }),
-  )
+  return signMany(keys, count, startNonces, (s) => ({ to: to[s]!, value: 1n, gasLimit: 21_000n }), chainId)
 }
 
 const pad32 = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0')

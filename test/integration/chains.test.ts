@@ -7,7 +7,7 @@
  */
 import '../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -15,36 +15,18 @@ import { fileURLToPath } from 'node:url'
 import { type Contract, ContractFactory, JsonRpcProvider, Wallet, WebSocketProvider } from 'ethers'
 import { createPublicClient, defineChain, http, parseAbiItem, webSocket } from 'viem'
 import { EWOQ_ADDRESS, EWOQ_PRIVATE_KEY } from '../../src/chains/evm/rules/presets.js'
+import { D_CHAIN_ID, D_FUNDS, devChainsGenesis, writeGenesisFile } from '../helpers/chains-genesis.js'
 import { type FirnProcess, startFirn } from '../helpers/firn-process.js'
 import { post } from '../helpers/five-nodes.js'
 import { compile } from '../helpers/solc.js'
 
 const LOCAL_C = '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC'
-const D_CHAIN_ID = 99999
-const D_FUNDS = 10n ** 24n
 const KVVM = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'plugins', 'kvvm.mjs')
 /** the key-value chain, declared by its VM's alias before the VM is installed */
 const K_CHAIN = { name: 'K', vm: 'kvvm', genesis: { hello: 'world' } }
 
-/** the genesis file: only a `chains` list, as `--dev` allows */
-export const chainsGenesis = (extra: unknown[] = []) => ({
-  chains: [
-    {
-      name: 'D',
-      vm: 'evm',
-      genesis: {
-        config: { chainId: D_CHAIN_ID },
-        gasLimit: '0x7A1200',
-        alloc: { [EWOQ_ADDRESS.slice(2)]: { balance: `0x${D_FUNDS.toString(16)}` } },
-      },
-    },
-    ...extra,
-  ],
-})
-
 async function devNodeWithD(dataDir: string): Promise<FirnProcess> {
-  const genesisFile = join(dataDir, 'chains.json')
-  await writeFile(genesisFile, JSON.stringify(chainsGenesis([K_CHAIN])))
+  const genesisFile = await writeGenesisFile(dataDir, devChainsGenesis([K_CHAIN]))
   const plugins = join(dataDir, 'plugins')
   await mkdir(plugins, { recursive: true })
   return startFirn({
