@@ -71,26 +71,16 @@ function decodeBlock(bytes) {
   } catch {
     throw new Error('not a kvvm block: not JSON')
   }
-  const isPut = (p) =>
-    typeof p === 'object' &&
-    p !== null &&
-    typeof p.key === 'string' &&
-    typeof p.value === 'string' &&
-    typeof p.nonce === 'string'
-  if (
-    typeof v !== 'object' ||
-    v === null ||
-    typeof v.parentId !== 'string' ||
-    !/^0x[0-9a-f]{64}$/.test(v.parentId) ||
-    !Number.isSafeInteger(v.height) ||
-    v.height < 0 ||
-    !Number.isSafeInteger(v.timestampMs) ||
-    v.timestampMs < 0 ||
-    !Array.isArray(v.puts) ||
-    !v.puts.every(isPut)
-  ) {
-    throw new Error('not a kvvm block: wrong fields')
-  }
+  const isCount = (n) => Number.isSafeInteger(n) && n >= 0
+  const isPut = (p) => typeof p?.key === 'string' && typeof p.value === 'string' && typeof p.nonce === 'string'
+  const fieldsOk =
+    typeof v?.parentId === 'string' &&
+    /^0x[0-9a-f]{64}$/.test(v.parentId) &&
+    isCount(v.height) &&
+    isCount(v.timestampMs) &&
+    Array.isArray(v.puts) &&
+    v.puts.every(isPut)
+  if (!fieldsOk) throw new Error('not a kvvm block: wrong fields')
   if (!Buffer.from(encodeBlock(v)).equals(Buffer.from(bytes))) throw new Error('not a kvvm block: not canonical')
   return v
 }

@@ -190,6 +190,8 @@ describe('kvvm (examples/plugins/kvvm.mjs) through the ChainVm interface', () =>
 
     await refused(a, new Uint8Array([1, 2, 3]), 'not a kvvm block: not JSON')
     await refused(a, encode({ parentId: g.id }), 'not a kvvm block: wrong fields')
+    await refused(a, encode({ parentId: [g.id], height: 1, timestampMs: now, puts: [p('k')] }), /wrong fields/)
+    await refused(a, encode(null), /wrong fields/)
     await refused(
       a,
       encode({ parentId: g.id, height: 1, timestampMs: now, puts: [{ key: 1, value: '', nonce: '' }] }),
