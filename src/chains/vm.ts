@@ -145,8 +145,9 @@ export interface ChainVm {
 export interface VmFactory {
   /** `v1.2.3`, what `info.getNodeVersion` reports in `vmVersions` */
   version: string
-  /** more names for the VM (its file name is its first) */
+  /** more names for the VM; the first is its primary alias (`vmVersions`' key), else its ID is */
   aliases?: string[]
+  /** a new VM, not initialized: no IO here (loading a plugin calls it once to check what it makes, then drops it) */
   createVM(): ChainVm | Promise<ChainVm>
 }
 

@@ -15,6 +15,7 @@ import { adminService } from '../api/admin/service.js'
 import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
 import { infoService } from '../api/info/service.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
+import { evmFactoryPlaceholder, registerBuiltinVms } from '../chains/builtin-vms.js'
 import { loadVmPlugins } from '../chains/plugins.js'
 import { ChainRegistry } from '../chains/registry.js'
 import { SnowmanChain } from '../chains/snowman/chain.js'
@@ -118,7 +119,13 @@ async function build(
   const chains = new ChainRegistry(chainIds(config.networkId))
   await chains.loadAliasesFile(config.chainAliasesFile, config.chainAliasesFileExplicit)
   const vms = new VmRegistry()
-  vms.register({ id: EVM_ID, aliases: ['evm'], version: `v${SEMVER}` })
+  // SEAM (issue 12): the lead swaps the placeholder for the EVM's ChainVm factory (src/chains/evm/chain-vm.ts)
+  registerBuiltinVms(vms, { evm: evmFactoryPlaceholder })
+  // plugins in --plugin-dir load at start-up, as in the reference; one that fails is logged, not fatal
+  const plugins = await loadVmPlugins(config.pluginDir, vms)
+  if (Object.keys(plugins.newVMs).length > 0) log.info('VM plugins loaded', { newVMs: plugins.newVMs })
+  for (const [vmID, error] of Object.entries(plugins.failedVMs ?? {}))
+    log.error('failed to register VM', { vmID, error })
   const cChain = chains.create(chains.ids.C, EVM_ID)
   logs.get(cChain.alias)
   const c = await openCChain({ nodeConfig: config, db, chainId: cChain.chainId, logs })

@@ -3,13 +3,19 @@
  */
 import '../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { SEMVER } from '../../src/config/version.js'
 import { idFromAscii, idToString } from '../../src/identity/ids.js'
 import { type FirnProcess, rpc, startFirn } from '../helpers/firn-process.js'
 
 const LOCAL_C = '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC'
+const EVM_ID = 'mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6'
+const KVVM_URL = new URL('../../examples/plugins/kvvm.mjs', import.meta.url).href
+const KVVM_ID = 'pKzWfwFJiwYE8pfXv6iF7r9E8nG68tv8uQuTKUA9Wmv5yUEmM'
 const ARG_ERROR =
   "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls"
 
@@ -17,11 +23,13 @@ describe('/ext/admin on a dev node', () => {
   let node: FirnProcess
   let goodId = ''
   let badId = ''
+  let notVmId = ''
   before(async () => {
     node = await startFirn({ args: ['--dev'] })
     // plugin files are named by VM ID: the CB58 of the ASCII name zero-padded to 32 bytes, like the built-ins
     goodId = idToString(idFromAscii('firnplugin'))
     badId = idToString(idFromAscii('brokenplugin'))
+    notVmId = idToString(idFromAscii('notavm'))
   })
   after(() => node?.cleanup())
 
@@ -94,21 +102,38 @@ describe('/ext/admin on a dev node', () => {
 
   it('loadVMs registers good plugins and reports failed ones', async () => {
     const dir = join(node.dataDir, 'plugins')
+    // no plugin directory: nothing to load, and no error (before, an ENOENT text with the host path)
+    assert.deepEqual(await ok('admin.loadVMs'), { newVMs: {} })
     await mkdir(dir, { recursive: true })
+    assert.deepEqual(await ok('admin.loadVMs'), { newVMs: {} })
+    // a real VM: the example kvvm under another version and alias
     await writeFile(
       join(dir, `${goodId}.mjs`),
-      "export default { version: 'v9.9.9', aliases: ['firnplugin'], createVM() { return {} } }\n",
+      `import kv from ${JSON.stringify(KVVM_URL)}\nexport default { ...kv, version: 'v9.9.9', aliases: ['firnplugin'] }\n`,
     )
     await writeFile(join(dir, `${badId}.mjs`), 'export default { version: 42 }\n')
+    await writeFile(join(dir, `${notVmId}.mjs`), "export default { version: 'v1.0.0', createVM() { return {} } }\n")
     await writeFile(join(dir, '.hidden'), 'ignored\n')
     assert.deepEqual(await ok('admin.loadVMs'), {
       newVMs: { [goodId]: ['firnplugin'] },
-      failedVMs: { [badId]: 'plugin default export has no createVM function' },
+      failedVMs: {
+        [badId]: 'plugin default export has no createVM function',
+        [notVmId]:
+          'the VM has no initialize, buildBlock, parseBlock, getBlock, setPreference, lastAccepted, acceptedIdAt, hasPending, health, createHandlers, shutdown methods',
+      },
     })
     const vms = await rpc(`${node.url}/ext/info`, 'info.getVMs')
-    assert.deepEqual((vms.body.result as { vms: Record<string, string[]> }).vms[goodId], ['firnplugin'])
+    assert.deepEqual((vms.body.result as { vms: Record<string, string[]> }).vms, {
+      [EVM_ID]: ['evm'],
+      [goodId]: ['firnplugin'],
+    })
     const version = await rpc(`${node.url}/ext/info`, 'info.getNodeVersion')
-    assert.equal((version.body.result as { vmVersions: Record<string, string> }).vmVersions.firnplugin, 'v9.9.9')
+    assert.deepEqual((version.body.result as { vmVersions: Record<string, string> }).vmVersions, {
+      evm: `v${SEMVER}`,
+      firnplugin: 'v9.9.9',
+    })
+    // loaded VMs are skipped; the failed ones fail again
+    assert.deepEqual((await ok('admin.loadVMs')).newVMs, {})
     await writeFile(join(dir, 'not-an-id.mjs'), 'export default {}\n')
     await err('admin.loadVMs', {}, 'invalid vmID: "not-an-id"')
   })
@@ -166,5 +191,36 @@ describe('/ext/admin on a dev node', () => {
     await err('admin.foo', {}, 'rpc: can\'t find method "admin.Foo"')
     await err('admin.GetConfig', {}, 'method must start with a non-uppercase letter')
     await err('admin.dbGet', 5, ARG_ERROR)
+  })
+})
+
+describe('VM plugins at start-up', () => {
+  let node: FirnProcess | undefined
+  after(() => node?.cleanup())
+
+  it('the plugin directory is loaded before the node serves; a plugin that fails is logged', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'firn-test-'))
+    await mkdir(join(dataDir, 'plugins'))
+    await symlink(fileURLToPath(KVVM_URL), join(dataDir, 'plugins', `${KVVM_ID}.mjs`))
+    const broken = idToString(idFromAscii('broken'))
+    await writeFile(join(dataDir, 'plugins', `${broken}.mjs`), 'throw new Error("broken on purpose")\n')
+    node = await startFirn({ args: ['--dev'], dataDir })
+    const vms = await node.rpc('/ext/info', 'info.getVMs')
+    assert.deepEqual((vms.body.result as { vms: Record<string, string[]> }).vms, {
+      [EVM_ID]: ['evm'],
+      [KVVM_ID]: ['kvvm'],
+    })
+    const version = await node.rpc('/ext/info', 'info.getNodeVersion')
+    assert.deepEqual((version.body.result as { vmVersions: Record<string, string> }).vmVersions, {
+      evm: `v${SEMVER}`,
+      kvvm: 'v0.1.0',
+    })
+    assert.match(node.output(), /failed to register VM.*plugin failed to load: broken on purpose/)
+    // loaded at start-up: nothing new; the broken one fails again
+    const again = await node.rpc('/ext/admin', 'admin.loadVMs')
+    assert.deepEqual(again.body.result, {
+      newVMs: {},
+      failedVMs: { [broken]: 'plugin failed to load: broken on purpose' },
+    })
   })
 })

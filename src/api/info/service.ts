@@ -54,7 +54,7 @@ export function infoService(d: InfoDeps): RpcService {
         vmVersions: Object.fromEntries(
           d.vms
             .list()
-            .map((vm) => [vm.aliases[0] ?? vm.id, vm.version] as const)
+            .map((vm) => [d.vms.primaryAlias(vm.id), vm.version] as const)
             .sort(([a], [b]) => (a < b ? -1 : 1)),
         ),
       })),
@@ -104,7 +104,7 @@ export function infoService(d: InfoDeps): RpcService {
           d.vms
             .list()
             .sort((a, b) => (a.id < b.id ? -1 : 1))
-            .map((vm) => [vm.id, vm.aliases.filter((a) => a !== vm.id)]),
+            .map((vm) => [vm.id, d.vms.aliases(vm.id).filter((a) => a !== vm.id)]),
         ),
         fxs: {},
       })),
