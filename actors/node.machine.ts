@@ -25,8 +25,6 @@ export interface NodeInput {
   /** the network actor's input (peers, uptime) */
   network: NetworkInput
   chains: ChainInput[]
-  /** load the plugin directory's VMs as the node starts (the reference registers its plugins at start-up) */
-  loadVMsAtStart?: boolean
 }
 
 export interface NodeContext {
@@ -40,7 +38,6 @@ export interface NodeContext {
   network: NetworkInput | null
   /** chains with a lifecycle actor, in creation order */
   chains: ChainInput[]
-  loadVMsAtStart: boolean
 }
 
 export type NodeEvent =
@@ -77,7 +74,6 @@ export const nodeMachine = setup({
     networkId: input.networkId,
     network: input.network,
     chains: input.chains,
-    loadVMsAtStart: input.loadVMsAtStart === true,
     loading: [],
     queuedLoads: [],
   }),
@@ -108,16 +104,10 @@ export const nodeMachine = setup({
         'node.shutdown': 'stopped',
       },
       states: {
-        /**
-         * VM loading: one load at a time; commands during a load wait for the next, in order. The start-up load
-         * answers nobody (chains waiting for a plugin VM start when it registers it).
-         */
+        /** VM loading: one load at a time; commands during a load wait for the next, in order */
         vms: {
-          initial: 'starting',
+          initial: 'idle',
           states: {
-            starting: {
-              always: [{ guard: ({ context }) => context.loadVMsAtStart, target: 'loading' }, { target: 'idle' }],
-            },
             idle: {
               on: {
                 'node.loadVMs': { target: 'loading', actions: assign({ loading: ({ event }) => [event.requestId] }) },

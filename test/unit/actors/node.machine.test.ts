@@ -15,7 +15,7 @@ import { SystemId } from '../../../actors/system-ids.js'
 
 const NODE = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg'
 
-function start(load: () => Promise<LoadVmsResult>, loadVMsAtStart = false) {
+function start(load: () => Promise<LoadVmsResult>) {
   const logic = nodeMachine.provide({
     actors: {
       loadVMs: fromPromise(load),
@@ -38,7 +38,6 @@ function start(load: () => Promise<LoadVmsResult>, loadVMsAtStart = false) {
       networkId: 12345,
       network: { selfNodeId: NODE, sybilProtection: false, validatorIds: [NODE], startedAt: 0 },
       chains: [{ chainId: 'chainC', alias: 'C', vm: 'evm', nodeId: NODE }],
-      loadVMsAtStart,
     },
   })
   const replies: Reply[] = []
@@ -92,31 +91,6 @@ describe('node actor', () => {
     )
     assert.deepEqual(actor.getSnapshot().context.loading, [])
     actor.stop()
-  })
-
-  it('loads the plugin directory at start-up when asked, answering nobody; commands meanwhile wait for the next', async () => {
-    let loads = 0
-    const gates: (() => void)[] = []
-    const { actor, replies } = start(async (): Promise<LoadVmsResult> => {
-      loads++
-      await new Promise<void>((r) => gates.push(r))
-      return { newVMs: loads === 1 ? { vmA: ['a'] } : {} }
-    }, true)
-    await tick()
-    assert.equal(loads, 1, 'the start-up load runs without a command')
-    actor.send({ type: 'node.loadVMs', requestId: 'r1' })
-    gates.shift()?.()
-    await tick()
-    assert.equal(loads, 2)
-    assert.deepEqual(replies, [], 'the start-up load answers nobody')
-    gates.shift()?.()
-    await tick()
-    assert.deepEqual(replies, [{ type: 'reply', requestId: 'r1', ok: true, result: { newVMs: {} } }])
-    actor.stop()
-    const quiet = start(async () => ({ newVMs: {} }))
-    await tick()
-    assert.deepEqual(quiet.actor.getSnapshot().value, { running: { vms: 'idle' } })
-    quiet.actor.stop()
   })
 
   it('a failing load is a reply with its message; a shutdown answers the commands still waiting', async () => {
