@@ -127,6 +127,13 @@ export interface ChainVm {
   lastAccepted(): { id: string; height: number }
   /** the accepted block at `height`, if any */
   acceptedIdAt(height: number): Promise<string | undefined>
+  /**
+   * Optional: when a child of `parentId` (a processing or the last accepted block) may be built at the earliest,
+   * unix ms. The builders (Snowman's proposer-slot builder, a lone validator's producer) wait for it before they
+   * build; without it a block may follow its parent at once. The EVM answers with its ACP-226 minimum delay and
+   * ACP-176 capacity refill.
+   */
+  nextBuildTimeMs?(parentId: string): number
   /** emits whenever work arrives to build (the reference's PendingTxs) */
   readonly pending$: Observable<void>
   /** work waits to be built now */

@@ -1,107 +1,117 @@
 /**
- * The C chain's part of the composition root: its config file, its VM over the chain's sublevel, its JSON-RPC
- * routes (`/rpc`, `/ws`, and `/admin` when the config enables it) and the block producer the chain actor starts
- * in normalOp when this node is the only validator. A bad config file is a start-up error.
+ * The C chain's part of the composition root: the EVM chain VM (src/chains/evm/chain-vm.ts) opened for chain C
+ * with its context (the network preset's C genesis, `<chain-config-dir>/C/config.json`, the chain's sublevel and
+ * directory, app messages through the network), tx admission through the chain actor, its routes, and a lone
+ * validator's producer. Nothing here is C-specific but the preset genesis and the alias: the lead generalises it to
+ * every declared EVM chain. A bad config file is a start-up error.
  */
 import { join } from 'node:path'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { map, type Observable } from 'rxjs'
 import type { AnyActorRef } from 'xstate'
+import type { ChainEmitted, TxsAdmitted } from '../../actors/chains/chain.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
-import { createEthRpcRoute, createEthWsRoute, type EthWsRoute } from '../api/ethrpc/index.js'
-import { gateRoute } from '../api/http/gate.js'
 import type { Router } from '../api/http/router.js'
-import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
-import { parseEvmLogLevel } from '../chains/evm/api/admin.js'
-import { checkServiceNames, DEV_EXTRA_SERVICES } from '../chains/evm/api/apis.js'
-import type { SubmitTransaction } from '../chains/evm/api/backend.js'
-import { createEvmHandlers, type EvmHandlers } from '../chains/evm/api/handlers.js'
-import { DEFAULT_ETH_APIS } from '../chains/evm/config/keys.js'
-import { type EvmConfig, evmConfigToVmConfig, loadEvmConfig, resolveEthApis } from '../chains/evm/config.js'
-import { Keystore } from '../chains/evm/keystore/keystore.js'
-import { BlockProducer } from '../chains/evm/producer.js'
+import { type EvmPresetFromGenesis, presetGenesis } from '../chains/evm/chain-genesis.js'
+import { EvmChainVm } from '../chains/evm/chain-vm.js'
+import { type EvmConfig, readChainConfigText } from '../chains/evm/config.js'
 import { evmPreset } from '../chains/evm/rules/presets.js'
-import type { ChainDb } from '../chains/evm/store/chain-store.js'
-import { EvmVm } from '../chains/evm/vm.js'
+import { BlockProducer } from '../chains/producer.js'
+import type { AppSender, ChainDatabase, ChainVmContext } from '../chains/vm.js'
 import type { NodeConfig } from '../config/node-config.js'
-import { SEMVER } from '../config/version.js'
 import type { Database } from '../db/open.js'
 import { Sublevel } from '../db/sublevels.js'
 import type { LogManager } from '../log/logger.js'
 import type { AskStatsSink } from '../runtime/ask.js'
+import { admitTickets, submitThroughChain, TxTickets } from './tx-admission.js'
+import { registerVmRoutes } from './vm-routes.js'
 
 export interface CChain {
-  readonly vm: EvmVm
+  readonly vm: EvmChainVm
+  /** the chain's own store (the VM's `ctx.db`; consensus keeps the proposer signatures in it) */
+  readonly db: ChainDatabase
   readonly config: EvmConfig
   /** where the chain's profiler writes (chain admin API) */
   readonly profileDir: string
   /** the chain actor's `produceBlocks` slot: starts a producer, returns its stop */
   startProducer(): () => void
+  /** the chain actor's `chainIo`: admits the parked transactions it said yes to */
+  admitTxs(e: Extract<ChainEmitted, { type: 'chain.admitTxs' }>): Promise<TxsAdmitted>
+  /** the blocks the chain accepts, in order */
+  readonly accepted$: Observable<{ height: number; id: string }>
   /** `/ext/bc/<chainID>/{rpc,ws,admin}` */
-  registerRoutes(router: Router, deps: RouteDeps): void
+  registerRoutes(router: Router, deps: RouteDeps): Promise<void>
   close(): Promise<void>
 }
 
 export interface RouteDeps {
-  chainId: string
-  system: { get(id: string): AnyActorRef | undefined }
-  askStats?: AskStatsSink
   onError?: (method: string, err: unknown) => void
   /** false while the chain is not in normal operation: every route answers 503 (the reference's text) */
   ready?: () => boolean
-  /** tx admission (a message to the chain actor); the VM's own when absent */
-  submitTransaction?: SubmitTransaction
 }
 
 /** The chain admin API's profile directory: the reference's `<admin-api-dir>_coreth_performance_<alias>`, or
- * `<profile-dir>/C` when admin-api-dir is unset (the reference would write into the working directory). */
-function chainProfileDir(nodeConfig: NodeConfig, config: EvmConfig): string {
-  if (config.adminApiDir === '') return join(nodeConfig.profileDir, 'C')
+ * `<profile-dir>/<alias>` when admin-api-dir is unset (the reference would write into the working directory). */
+function chainProfileDir(nodeConfig: NodeConfig, config: EvmConfig, alias: string): string {
+  if (config.adminApiDir === '') return join(nodeConfig.profileDir, alias)
   const expanded = config.adminApiDir.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name) => process.env[name] ?? '')
-  return `${expanded}_coreth_performance_C`
+  return `${expanded}_coreth_performance_${alias}`
 }
 
 export async function openCChain(deps: {
   nodeConfig: NodeConfig
   db: Database
   chainId: string
+  alias: string
+  nodeId: string
   logs: LogManager
+  app: AppSender
+  /** the actor system, once it runs (tx admission asks `chain:<alias>`, the admin API `profiler:<alias>`) */
+  system: () => { get(id: string): AnyActorRef | undefined } | undefined
+  askStats?: AskStatsSink
+  /** the chain's genesis as declared (default: the network preset's C chain) */
+  genesis?: unknown
+  /** the EVM genesis JSON -> preset parser, for a declared JSON genesis */
+  presetFromGenesis?: EvmPresetFromGenesis
 }): Promise<CChain> {
-  const { nodeConfig, logs } = deps
-  const log = logs.get('C')
-  const config = await loadEvmConfig(nodeConfig.chainConfigDir, { networkId: nodeConfig.networkId })
-  const level = parseEvmLogLevel(config.logLevel)
-  logs.setLevels('C', { logLevel: level })
-  const names = resolveEthApis(config.ethApis)
-  const isDefaultList = config.ethApis.length === DEFAULT_ETH_APIS.length && DEFAULT_ETH_APIS.every((n) => names.has(n))
-  if (nodeConfig.dev && isDefaultList) for (const n of DEV_EXTRA_SERVICES) names.add(n)
-  const services = checkServiceNames(names)
-
+  const { nodeConfig, logs, alias } = deps
+  const log = logs.get(alias)
   const db = deps.db.sublevel<Uint8Array, Uint8Array>(Sublevel.chain(deps.chainId), {
     keyEncoding: 'view',
     valueEncoding: 'view',
-  }) as unknown as ChainDb
-  const preset = evmPreset(nodeConfig.networkId, { dev: nodeConfig.dev || nodeConfig.devSpeed })
-  const vm = await EvmVm.open({ db, preset, config, clientVersion: `v${SEMVER}` })
-  const tip = vm.lastAccepted()
-  log.info('C chain opened', {
-    chainID: Number(preset.chainId),
-    height: Number(tip.header.number),
-    hash: Buffer.from(tip.hash).toString('hex'),
-    pruning: config.pruningEnabled,
-    services: [...services].join(','),
+  }) as unknown as ChainDatabase
+  const dev = nodeConfig.dev || nodeConfig.devSpeed
+  const tickets = new TxTickets<TypedTransaction>()
+  const vm = new EvmChainVm({
+    submitTransaction: submitThroughChain(tickets, () => deps.system()?.get(SystemId.chain(alias)), deps.askStats),
+    profiler: () => deps.system()?.get(SystemId.chainProfiler(alias)),
+    ...(deps.askStats === undefined ? {} : { askStats: deps.askStats }),
+    setLogLevels: (levels) => logs.setLevels(alias, levels),
+    devServices: nodeConfig.dev,
+    ...(deps.presetFromGenesis === undefined ? {} : { presetFromGenesis: deps.presetFromGenesis }),
   })
-  const keystore = new Keystore(
-    config.keystoreDirectory === '' ? join(nodeConfig.dataDir, 'chainData', 'C', 'keystore') : config.keystoreDirectory,
-  )
-  let handlers: EvmHandlers | undefined
+  const ctx: ChainVmContext = {
+    networkId: nodeConfig.networkId,
+    chainId: deps.chainId,
+    alias,
+    nodeId: deps.nodeId,
+    db,
+    dataDir: join(nodeConfig.dataDir, 'chainData', alias),
+    log,
+    genesis: deps.genesis ?? presetGenesis(evmPreset(nodeConfig.networkId, { dev })),
+    config: await readChainConfigText(nodeConfig.chainConfigDir, alias),
+    dev,
+    app: deps.app,
+  }
+  await vm.initialize(ctx)
   const producers = new Set<BlockProducer>()
-  let ws: EthWsRoute | undefined
-  const evictTimer = setInterval(() => vm.pool.evictExpired(), 60_000)
-  evictTimer.unref()
+  let closeRoutes: (() => void) | undefined
 
   return {
     vm,
-    config,
-    profileDir: chainProfileDir(nodeConfig, config),
+    db,
+    config: vm.config,
+    profileDir: chainProfileDir(nodeConfig, vm.config, alias),
     startProducer() {
       const producer = new BlockProducer(vm, log)
       producers.add(producer)
@@ -109,50 +119,21 @@ export async function openCChain(deps: {
       log.info('producing blocks as the only validator')
       return () => void producer.stop()
     },
-    registerRoutes(router, r) {
-      const base = `bc/${r.chainId}`
-      const ready = r.ready ?? (() => true)
-      const limits = {
-        batchRequestLimit: config.batchRequestLimit,
-        batchResponseMaxSize: config.batchResponseMaxSize,
-        apiMaxDurationMs: config.apiMaxDurationMs,
-        httpBodyLimit: config.httpBodyLimit,
+    admitTxs: (e) => admitTickets(e, tickets, vm.admitTransaction),
+    accepted$: vm.evm.accepted$.pipe(
+      map((b) => ({ height: Number(b.header.number), id: `0x${Buffer.from(b.hash).toString('hex')}` })),
+    ),
+    async registerRoutes(router, r) {
+      closeRoutes = registerVmRoutes(router, deps.chainId, await vm.createHandlers(), {
         log,
-      }
-      // the chain hands its handlers over; the HTTP layer only routes to them
-      const h = createEvmHandlers({
-        backend: vm,
-        keystore,
-        services,
-        submitTransaction: r.submitTransaction,
-        admin: config.adminApiEnabled
-          ? {
-              profiler: () => r.system.get(SystemId.chainProfiler('C')),
-              setLogLevel: (lvl) => logs.setLevels('C', { logLevel: lvl, displayLevel: lvl }),
-              vmConfig: () => evmConfigToVmConfig(config),
-              ...(r.askStats === undefined ? {} : { askStats: r.askStats }),
-            }
-          : undefined,
+        ...(r.ready === undefined ? {} : { ready: r.ready }),
+        ...(r.onError === undefined ? {} : { onError: r.onError }),
       })
-      handlers = h
-      router.addRoute(base, '/rpc', gateRoute(createEthRpcRoute({ ...h.rpc, ...limits }), ready))
-      ws = createEthWsRoute({ ...h.rpc, ...limits })
-      router.addRoute(base, '/ws', gateRoute(ws, ready))
-      if (h.admin !== undefined) {
-        const endpoint = createJsonRpcEndpoint(h.admin, {
-          underscoreNames: true,
-          ...(r.onError === undefined ? {} : { onError: r.onError }),
-        })
-        router.addRoute(base, '/admin', { kind: 'jsonrpc', endpoint, ready })
-      }
     },
     async close() {
-      clearInterval(evictTimer)
-      ws?.close()
+      closeRoutes?.()
       await Promise.all([...producers].map((p) => p.stop()))
-      handlers?.close()
-      keystore.close()
-      vm.close()
+      await vm.shutdown()
     },
   }
 }

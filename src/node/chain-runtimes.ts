@@ -1,6 +1,6 @@
 /**
  * The per-chain runtime registry: what the chain actors' IO slots serve, by chain ID. The composition root fills
- * it once a chain's parts exist (its VM, and with the network up, its consensus runtime: blocks, router, gossiper,
+ * it once a chain's parts exist (its VM, and with the network up, its consensus runtime: signed blocks, router,
  * builder); the slot implementations (chain-slots.ts), shared by every chain, look the runtime up from their input.
  * A slot that starts before its chain is registered waits for it (`whenReady`).
  */

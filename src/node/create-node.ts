@@ -5,9 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import type { TypedTransaction } from '@ethereumjs/tx'
-import { map } from 'rxjs'
-import { type Actor, createActor, fromPromise, type InspectionEvent } from 'xstate'
+import { type Actor, type AnyActorRef, createActor, fromPromise, type InspectionEvent } from 'xstate'
 import { type LoadVmsResult, nodeMachine } from '../../actors/node.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
@@ -19,7 +17,7 @@ import { evmFactoryPlaceholder, registerBuiltinVms } from '../chains/builtin-vms
 import { loadVmPlugins } from '../chains/plugins.js'
 import { ChainRegistry } from '../chains/registry.js'
 import { SnowmanChain } from '../chains/snowman/chain.js'
-import { EvmBlocks } from '../chains/snowman/evm-blocks.js'
+import { SignedBlocks } from '../chains/snowman/signed-blocks.js'
 import { EVM_ID, VmRegistry } from '../chains/vm-registry.js'
 import { chainIds } from '../config/chain-ids.js'
 import type { NodeConfig } from '../config/node-config.js'
@@ -36,12 +34,12 @@ import { createMailboxStats } from '../profiling/mailbox-stats.js'
 import { profilerImplementation } from '../profiling/profiler.impl.js'
 import { listActors } from './actor-tree.js'
 import { openCChain } from './c-chain.js'
+import { chainAppSender } from './chain-app-sender.js'
 import { ChainRuntimes } from './chain-runtimes.js'
 import { chainLogic } from './chain-slots.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
 import { snapshotChecker } from './snapshot-check.js'
-import { admitTickets, submitThroughChain, TxTickets } from './tx-admission.js'
 
 export interface FirnNode {
   readonly config: NodeConfig
@@ -128,8 +126,6 @@ async function build(
     log.error('failed to register VM', { vmID, error })
   const cChain = chains.create(chains.ids.C, EVM_ID)
   logs.get(cChain.alias)
-  const c = await openCChain({ nodeConfig: config, db, chainId: cChain.chainId, logs })
-  cleanups.push(() => c.close())
 
   let network: Network | undefined
   const validators = new ValidatorSet({
@@ -155,7 +151,22 @@ async function build(
   network = p2p
   const uptimeRecords = await p2p.loadUptime()
 
+  // the actor system, once it runs: the chains' tx admission and admin API reach their actors through it
+  let system: { get(id: string): AnyActorRef | undefined } | undefined
   const mailbox = createMailboxStats()
+  const c = await openCChain({
+    nodeConfig: config,
+    db,
+    chainId: cChain.chainId,
+    alias: cChain.alias,
+    nodeId,
+    logs,
+    app: chainAppSender(p2p.chains, cChain.chainId, () => validators.list()),
+    system: () => system,
+    askStats: mailbox,
+  })
+  cleanups.push(() => c.close())
+
   const profiler = profilerImplementation({ dir: config.profileDir, lockSources: { mailbox } })
   cleanups.push(() => profiler.close())
   const chainProfiler = profilerImplementation({ dir: c.profileDir, lockSources: { mailbox } })
@@ -205,6 +216,7 @@ async function build(
     inspect,
   })
   actor.start()
+  system = actor.system
   cleanups.push(() => {
     actor.send({ type: 'node.shutdown' })
     actor.stop()
@@ -220,7 +232,7 @@ async function build(
     alias: cChain.alias,
     chainId: cChain.chainId,
     self: nodeId,
-    blocks: new EvmBlocks({ vm: c.vm, chainId: chainIdBytes, identity, proposers: () => proposers }),
+    blocks: new SignedBlocks({ vm: c.vm, db: c.db, chainId: chainIdBytes, identity, proposers: () => proposers }),
     router: p2p.chains,
     peerEvents$: p2p.peerEvents$,
     isBenched: (peer) => p2p.requests.isBenched(peer, cChain.chainId),
@@ -230,7 +242,6 @@ async function build(
     log: logs.get(cChain.alias),
   })
   cleanups.push(() => snowman.close())
-  const txTickets = new TxTickets<TypedTransaction>()
   runtimes.set({
     chainId: cChain.chainId,
     alias: cChain.alias,
@@ -238,10 +249,8 @@ async function build(
     hasOtherValidators: () => validators.hasOtherValidators(),
     startProducer: () => c.startProducer(),
     snowman,
-    admitTxs: (e) => admitTickets(e, txTickets, (tx) => c.vm.submitTransaction(tx)),
-    accepted$: c.vm.accepted$.pipe(
-      map((b) => ({ height: Number(b.header.number), id: `0x${Buffer.from(b.hash).toString('hex')}` })),
-    ),
+    admitTxs: (e) => c.admitTxs(e),
+    accepted$: c.accepted$,
   })
 
   const isChainBootstrapped = (chainId: string) => {
@@ -291,14 +300,7 @@ async function build(
     })
     http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([admin], { onError }) })
   }
-  c.registerRoutes(http.router, {
-    chainId: cChain.chainId,
-    system: actor.system,
-    askStats: mailbox,
-    onError,
-    ready: () => isChainBootstrapped(cChain.chainId),
-    submitTransaction: submitThroughChain(txTickets, () => actor.system.get(SystemId.chain(cChain.alias)), mailbox),
-  })
+  await c.registerRoutes(http.router, { onError, ready: () => isChainBootstrapped(cChain.chainId) })
   registerDefaultAliases(http.router, chains)
 
   const bound = await http.listen()

@@ -57,34 +57,9 @@ export async function openTestChain(opts: TestChainOptions = {}): Promise<TestCh
     clientVersion: 'v1.14.0',
     now,
   })
-  const common = vm.core.common
   return {
     vm,
-    async signTransfer(o = {}) {
-      const key = o.key ?? EWOQ_KEY
-      const from = createAddressFromString(`0x${Buffer.from(privateToAddress(key)).toString('hex')}`)
-      const nonce = o.nonce ?? (await vm.pool.nonce(from))
-      const base = {
-        nonce,
-        gasLimit: o.gasLimit ?? 21_000n,
-        ...(o.to === undefined && o.data !== undefined
-          ? {}
-          : { to: (o.to ?? `0x${'11'.repeat(20)}`) as `0x${string}` }),
-        value: o.value ?? 1n,
-        data: o.data ?? new Uint8Array(0),
-      }
-      if ((o.type ?? 2) === 0)
-        return createLegacyTx({ ...base, gasPrice: o.gasPrice ?? 10n ** 12n }, { common }).sign(key)
-      return createFeeMarket1559Tx(
-        {
-          ...base,
-          chainId: vm.chainId,
-          maxFeePerGas: o.maxFeePerGas ?? 10n ** 12n,
-          maxPriorityFeePerGas: o.maxPriorityFeePerGas ?? 10n ** 9n,
-        },
-        { common },
-      ).sign(key)
-    },
+    signTransfer: transferSigner(vm),
     async mine(txs = []) {
       for (const tx of txs) await vm.submitTransaction(tx)
       const block = await vm.buildAndAccept()
@@ -94,5 +69,33 @@ export async function openTestChain(opts: TestChainOptions = {}): Promise<TestCh
       vm.close()
       await db.close()
     },
+  }
+}
+
+/** Signs transfers on `vm`'s chain (EWOQ by default, the pool's next nonce unless given). */
+export function transferSigner(vm: EvmVm): (o?: TransferOptions) => Promise<TypedTransaction> {
+  const common = vm.core.common
+  return async (o = {}) => {
+    const key = o.key ?? EWOQ_KEY
+    const from = createAddressFromString(`0x${Buffer.from(privateToAddress(key)).toString('hex')}`)
+    const nonce = o.nonce ?? (await vm.pool.nonce(from))
+    const base = {
+      nonce,
+      gasLimit: o.gasLimit ?? 21_000n,
+      ...(o.to === undefined && o.data !== undefined ? {} : { to: (o.to ?? `0x${'11'.repeat(20)}`) as `0x${string}` }),
+      value: o.value ?? 1n,
+      data: o.data ?? new Uint8Array(0),
+    }
+    if ((o.type ?? 2) === 0)
+      return createLegacyTx({ ...base, gasPrice: o.gasPrice ?? 10n ** 12n }, { common }).sign(key)
+    return createFeeMarket1559Tx(
+      {
+        ...base,
+        chainId: vm.chainId,
+        maxFeePerGas: o.maxFeePerGas ?? 10n ** 12n,
+        maxPriorityFeePerGas: o.maxPriorityFeePerGas ?? 10n ** 9n,
+      },
+      { common },
+    ).sign(key)
   }
 }

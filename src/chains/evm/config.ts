@@ -73,20 +73,28 @@ export function parseEvmConfig(text: string, opts: EvmConfigOptions = {}): EvmCo
   return freeze(config)
 }
 
-/** Reads `<chainConfigDir>/C/config.json`; a missing file gives the defaults. */
-export async function loadEvmConfig(chainConfigDir: string, opts: EvmConfigOptions = {}): Promise<EvmConfig> {
-  const path = join(chainConfigDir, 'C', 'config.json')
+/**
+ * The text of `<chainConfigDir>/<name>/config.json` ('' when there is none), as a chain's VM gets it in its context
+ * (`ChainVmContext.config`): the node reads the file, the VM parses it.
+ */
+export async function readChainConfigText(chainConfigDir: string, name: string): Promise<string> {
+  const path = join(chainConfigDir, name, 'config.json')
   let bytes: Buffer
   try {
     bytes = await readFile(path)
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return parseEvmConfig('', opts)
-    throw new EvmConfigError(`cannot read C-chain config ${path}: ${(e as Error).message}`)
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return ''
+    throw new EvmConfigError(`cannot read ${name}-chain config ${path}: ${(e as Error).message}`)
   }
   if (bytes.length > MAX_CONFIG_BYTES) {
-    throw new EvmConfigError(`C-chain config ${path} is ${bytes.length} bytes, more than ${MAX_CONFIG_BYTES}`)
+    throw new EvmConfigError(`${name}-chain config ${path} is ${bytes.length} bytes, more than ${MAX_CONFIG_BYTES}`)
   }
-  return parseEvmConfig(bytes.toString('utf8'), opts)
+  return bytes.toString('utf8')
+}
+
+/** Reads and parses `<chainConfigDir>/C/config.json`; a missing file gives the defaults. */
+export async function loadEvmConfig(chainConfigDir: string, opts: EvmConfigOptions = {}): Promise<EvmConfig> {
+  return parseEvmConfig(await readChainConfigText(chainConfigDir, 'C'), opts)
 }
 
 /** The enabled services with legacy names mapped to current ones (what coreth registers). */

@@ -189,6 +189,14 @@ export class EvmVm implements EthBackend {
     this.#preferred = hash
   }
 
+  /** A processing block or the last accepted one, by hash. */
+  #known(hash: Uint8Array): { hash: Uint8Array; header: AvaHeader } | undefined {
+    const pending = this.core.executor.pending.get(bytesToHex(hash))
+    if (pending !== undefined) return pending
+    const tip = this.core.lastAccepted()
+    return equalsBytes(tip.hash, hash) ? tip : undefined
+  }
+
   /** The header blocks are built on now: the preferred block. */
   #parent(): { hash: Uint8Array; header: AvaHeader } {
     const pending = this.core.executor.pending.get(bytesToHex(this.#preferred))
@@ -196,11 +204,13 @@ export class EvmVm implements EthBackend {
   }
 
   /**
-   * When a child of the preferred block may be built (ms): after the parent's ACP-226 minimum delay, and once
-   * the ACP-176 capacity has refilled enough for the smallest tx.
+   * When a child of the preferred block (or of `parentHash`, a processing or the last accepted block) may be built
+   * (ms): after the parent's ACP-226 minimum delay, and once the ACP-176 capacity has refilled enough for the
+   * smallest tx. An unknown parent: now.
    */
-  nextBuildTime(): number {
-    const parent = this.#parent().header
+  nextBuildTime(parentHash?: Uint8Array): number {
+    const parent = parentHash === undefined ? this.#parent().header : this.#known(parentHash)?.header
+    if (parent === undefined) return this.now()
     const parentMs = headerTimeMs(parent)
     const earliest = parentMs + minDelayMs(parent.minDelayExcess ?? 0n)
     const nowMs = BigInt(this.now())

@@ -1,18 +1,22 @@
 /**
- * When this node may build the next block (reference consensus.md 2.2-2.3 and 7.2 "BlockBuilder"): while the
- * pool holds executable txs, wait until my first proposer slot on the preferred block, no earlier than the
- * chain's minimum delay (and ACP-176 capacity), then tell the engine (`notify`, the engine's `pendingTxs`). The
- * wait is recomputed whenever the preferred tip changes or a build comes back empty; a dead proposer therefore
- * costs one 5 s slot: the next slot's proposer's timer fires.
+ * When this node may build the next block (reference consensus.md 2.2-2.3 and 7.2 "BlockBuilder"): while the VM
+ * has work waiting (`hasPending`, woken by `pending$`), wait until my first proposer slot on the preferred block,
+ * no earlier than the time the VM gives for a child of it (`nextBuildTimeMs`, the EVM's ACP-226 minimum delay and
+ * ACP-176 capacity; a VM without the hook has no minimum delay), then tell the engine (`notify`, the engine's
+ * `pendingTxs`). The wait is recomputed whenever the preferred tip changes or a build comes back empty; a dead
+ * proposer therefore costs one 5 s slot: the next slot's proposer's timer fires.
  */
 import type { Subscription } from 'rxjs'
 import { nextProposalTime, type WeightedValidator } from '../../../actors/consensus/proposer.js'
-import { decodeBlock } from '../evm/header.js'
-import { headerTimeMs } from '../evm/rules/child-header.js'
-import type { EvmVm } from '../evm/vm.js'
+import type { ChainVm } from '../vm.js'
+
+/** What the builder reads of a VM (`nextBuildTimeMs` is optional). */
+export type BuilderVm = Pick<ChainVm, 'pending$' | 'hasPending' | 'getBlock' | 'lastAccepted' | 'nextBuildTimeMs'>
 
 export interface SlotBuilderDeps {
-  vm: EvmVm
+  vm: BuilderVm
+  /** the preferred block's ID (src/chains/snowman/signed-blocks.ts keeps it) */
+  preferred: () => string
   chainId: Uint8Array
   self: string
   proposers: () => readonly WeightedValidator[]
@@ -40,7 +44,7 @@ export class SlotBuilder {
 
   start(): void {
     this.#stopped = false
-    this.#sub = this.deps.vm.pendingTx$.subscribe(() => {
+    this.#sub = this.deps.vm.pending$.subscribe(() => {
       this.#idleUntilChange = false
       this.schedule()
     })
@@ -70,7 +74,7 @@ export class SlotBuilder {
   }
 
   schedule(): void {
-    if (this.#stopped || this.#idleUntilChange || this.#timer !== undefined || !this.deps.vm.hasPendingTxs()) return
+    if (this.#stopped || this.#idleUntilChange || this.#timer !== undefined || !this.deps.vm.hasPending()) return
     const generation = ++this.#generation
     void this.#nextTime().then((at) => {
       if (this.#stopped || generation !== this.#generation || this.#timer !== undefined) return
@@ -82,7 +86,7 @@ export class SlotBuilder {
           this.#timer = undefined
           if (this.#stopped) return
           if (at === undefined) return this.schedule()
-          if (this.deps.vm.hasPendingTxs()) this.deps.notify()
+          if (this.deps.vm.hasPending()) this.deps.notify()
         },
         Math.max(0, when - this.#now()),
       )
@@ -96,19 +100,18 @@ export class SlotBuilder {
 
   async #nextTime(): Promise<number | undefined> {
     const { vm } = this.deps
-    const parentRlp = await vm.core.getBlockByHash(vm.preferred)
-    if (parentRlp === undefined) return undefined
-    const parent = decodeBlock(parentRlp).header
-    const parentTs = Number(headerTimeMs(parent))
-    const earliest = vm.nextBuildTime()
+    // a preferred block rejected meanwhile: build on the last accepted one until consensus says otherwise
+    const parent = (await vm.getBlock(this.deps.preferred())) ?? (await vm.getBlock(vm.lastAccepted().id))
+    if (parent === undefined) return undefined
+    const earliest = vm.nextBuildTimeMs?.(parent.id) ?? parent.timestampMs
     return nextProposalTime(
       this.deps.proposers(),
       this.deps.chainId,
-      parent.number + 1n,
-      parentTs,
+      BigInt(parent.height + 1),
+      parent.timestampMs,
       this.#now(),
       this.deps.self,
-      Math.max(0, earliest - parentTs),
+      Math.max(0, earliest - parent.timestampMs),
     )
   }
 }

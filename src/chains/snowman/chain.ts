@@ -1,9 +1,10 @@
 /**
- * One Snowman chain on the peer network (the C chain today), as the chain runtime its actors' IO slots serve: the
- * chain's side of the consensus / bootstrap / app protocols (handlers registered with the router), the tx gossiper,
- * and the IO of its two consensus actors: `bootstrapIo` (the bootstrapper's slot: requests carried out over the
- * network and the VM, progress lines and the beacon warning logged) and `engineIo` (the engine's slot,
- * engine-io.ts). Queries are ignored (the querier times out) until the engine runs; frontier, accepted and
+ * One Snowman chain on the peer network, over any chain VM (src/chains/vm.ts) wrapped in signed blocks
+ * (signed-blocks.ts), as the chain runtime its actors' IO slots serve: the chain's side of the consensus /
+ * bootstrap / app protocols (handlers registered with the router; app messages go to the VM's `appRequest` /
+ * `appGossip`, an `AppError` it throws answers the requester), and the IO of its two consensus actors:
+ * `bootstrapIo` (the bootstrapper's slot: requests carried out over the network and the VM, progress lines and the
+ * beacon warning logged) and `engineIo` (the engine's slot, engine-io.ts). Queries are ignored (the querier times out) until the engine runs; frontier, accepted and
  * ancestors requests are served at any time (reference consensus.md 3.3). It creates no actor: the chain actor
  * (actors/chains/chain.machine.ts) owns the bootstrapper and the engine.
  */
@@ -13,11 +14,11 @@ import { answerGetAccepted, collectAncestors } from '../../../actors/consensus/b
 import { type BootstrapIo, bootstrapRun } from '../../../actors/consensus/bootstrapper.io.js'
 import type { BootstrapperEmitted, BootstrapperEvent } from '../../../actors/consensus/bootstrapper.types.js'
 import type { EngineMachineEvent } from '../../../actors/consensus/engine.machine.js'
-import type { ChainHandlers, ChainRouter } from '../../network/chain-router.js'
+import type { ParsedBlock } from '../../../actors/consensus/types.js'
+import { AppRequestError, type ChainHandlers, type ChainRouter } from '../../network/chain-router.js'
 import { emitted$ } from '../../runtime/emitted.js'
 import { formatGoDuration } from '../evm/config/go-duration.js'
-import { TxGossiper } from '../evm/gossip/gossiper.js'
-import { AppRequestError } from '../evm/gossip/wire.js'
+import { AppError } from '../vm.js'
 import type { EffectRunner } from './effects.js'
 import { type ChainConsensusDeps, engineIo } from './engine-io.js'
 
@@ -32,22 +33,10 @@ export class SnowmanChain {
   readonly #now: () => number
   readonly #unregister: () => void
   #runner: EffectRunner | undefined
-  readonly gossiper: TxGossiper
 
   constructor(private readonly deps: SnowmanChainDeps) {
     this.#random = deps.random ?? Math.random
     this.#now = deps.now ?? Date.now
-    this.gossiper = new TxGossiper({
-      vm: deps.blocks.vm,
-      log: deps.log,
-      transport: {
-        self: deps.self,
-        validators: deps.validators,
-        connectedNodeIds: () => deps.router.connectedNodeIds(),
-        appGossip: (ids, bytes) => deps.router.appGossip(ids, deps.chainId, bytes),
-        appRequest: (id, bytes) => deps.router.appRequest(id, deps.chainId, bytes),
-      },
-    })
     this.#unregister = deps.router.register(deps.chainId, this.#handlers())
   }
 
@@ -60,7 +49,7 @@ export class SnowmanChain {
     const lookup = (id: string) => blocks.container(id)
     return {
       pushQuery: async (from, container, requestedHeight) => this.#runner?.pushQuery(from, container, requestedHeight),
-      pullQuery: async (from, blockId, requestedHeight) => this.#runner?.query(from, { blockId, requestedHeight }),
+      pullQuery: async (from, blockId, requestedHeight) => this.#runner?.pullQuery(from, blockId, requestedHeight),
       get: async (_from, blockId) => (await blocks.container(blockId))?.bytes,
       getAcceptedFrontier: async () => blocks.lastAccepted().id,
       getAccepted: async (_from, ids) =>
@@ -70,10 +59,15 @@ export class SnowmanChain {
         return out.length === 0 ? undefined : out
       },
       appRequest: async (from, bytes) => {
-        if (!this.gossiper.started) throw new AppRequestError(-2, 'unregistered handler')
-        return this.gossiper.onAppRequest(from, bytes)
+        const { vm } = blocks
+        if (vm.appRequest === undefined) throw new AppRequestError(-2, 'unregistered handler')
+        try {
+          return await vm.appRequest(from, bytes)
+        } catch (err) {
+          throw err instanceof AppError ? new AppRequestError(err.code, err.message) : err
+        }
       },
-      appGossip: (from, bytes) => this.gossiper.onAppGossip(from, bytes),
+      appGossip: (from, bytes) => blocks.vm.appGossip?.(from, bytes),
     }
   }
 
@@ -81,6 +75,7 @@ export class SnowmanChain {
   #bootstrapIo(): BootstrapIo {
     const { deps } = this
     const { blocks, router, chainId } = deps
+    const parsedAncestors = new WeakMap<Uint8Array, ParsedBlock>()
     return {
       self: deps.self,
       beacons: deps.validators,
@@ -92,8 +87,19 @@ export class SnowmanChain {
       lastAccepted: () => blocks.lastAccepted(),
       getAcceptedFrontier: (n) => router.getAcceptedFrontier(n, chainId),
       getAccepted: (n, ids) => router.getAccepted(n, chainId, ids),
-      getAncestors: (n, id) => router.getAncestors(n, chainId, id),
-      parse: (bytes) => blocks.parse(bytes),
+      // the bootstrapper parses synchronously: the containers are parsed as they arrive, in order, up to the
+      // first that does not parse (where the bootstrapper stops reading too)
+      getAncestors: async (n, id) => {
+        const containers = await router.getAncestors(n, chainId, id)
+        for (const c of containers) {
+          const parsed = await blocks.parse(c)
+          if (parsed === undefined) break
+          const { id: blockId, parentId, height, timestampMs, bytes } = parsed
+          parsedAncestors.set(c, { id: blockId, parentId, height, timestampMs, bytes })
+        }
+        return containers
+      },
+      parse: (bytes) => parsedAncestors.get(bytes),
       has: (id) => blocks.isAccepted(id),
       execute: (block) => blocks.executeAccepted(block),
       random: this.#random,
@@ -138,6 +144,7 @@ export class SnowmanChain {
       filter((e) => e.type === 'connected' || e.type === 'disconnected'),
       map((): BootstrapperEvent => ({ type: 'bootstrap.connectivityChanged' })),
     )
+    deps.blocks.vm.setState?.('bootstrapping')
     const run$ = bootstrapRun(this.#bootstrapIo(), emitted, { sampleK: deps.params.k })
     return merge(logs$, run$, connectivity$)
   }
@@ -148,7 +155,6 @@ export class SnowmanChain {
     return engineIo(
       {
         ...deps,
-        gossiper: this.gossiper,
         attach: (runner) => {
           this.#runner = runner
         },

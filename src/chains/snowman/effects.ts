@@ -3,7 +3,8 @@
  * answers back as engine events (`send`). VM work (verify, build, accept, reject, set preference) runs strictly in
  * order on one lane; network sends run concurrently through the chain router (request tracker, benchlist). Queries
  * to self loop back without the network. Inbound queries wait here for their chits effect. Containers are parsed
- * here before the engine sees them; their bytes wait in `BlockBytes` for the effect that needs them.
+ * here before the engine sees them (in arrival order: a query waits for the containers of earlier ones to be
+ * parsed); their bytes wait in `BlockBytes` for the effect that needs them.
  */
 import type { EngineMachineEvent } from '../../../actors/consensus/engine.machine.js'
 import type { EngineEffect } from '../../../actors/consensus/engine-types.js'
@@ -11,12 +12,12 @@ import type { Chits, EngineBlock } from '../../../actors/consensus/types.js'
 import type { Logger } from '../../log/logger.js'
 import type { ChainRouter } from '../../network/chain-router.js'
 import type { BlockBytes } from './block-bytes.js'
-import type { BuildResult, EvmBlocks } from './evm-blocks.js'
+import type { BuildResult, SignedBlocks } from './signed-blocks.js'
 
 export interface EffectRunnerDeps {
   chainId: string
   self: string
-  blocks: EvmBlocks
+  blocks: Pick<SignedBlocks, 'parse' | 'verify' | 'build' | 'accept' | 'reject' | 'setPreference' | 'lastAccepted'>
   router: Pick<ChainRouter, 'pushQuery' | 'pullQuery' | 'get'>
   log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>
   /** the containers behind the engine's blocks */
@@ -48,6 +49,8 @@ type Query = { block?: EngineBlock; blockId?: string; requestedHeight: number }
 
 export class EffectRunner {
   #lane: Promise<void> = Promise.resolve()
+  /** inbound queries reach the engine in arrival order, each once its container is parsed */
+  #inbound: Promise<unknown> = Promise.resolve()
   #nextInbound = 1
   readonly #waiting = new Map<number, (c: Chits | undefined) => void>()
   #stopped = false
@@ -70,13 +73,31 @@ export class EffectRunner {
     return this.#lane
   }
 
-  /** An inbound PushQuery: its container parsed (bytes kept), then asked as `query`. */
+  /** An inbound PushQuery: its container parsed (bytes kept), then asked as `query` in arrival order. */
   pushQuery(from: string, container: Uint8Array, requestedHeight: number): Promise<Chits | undefined> {
     if (this.#stopped) return Promise.resolve(undefined)
-    const parsed = this.deps.blocks.parse(container)
-    if (parsed === undefined) return this.query(from, { requestedHeight })
-    this.deps.bytes.set(parsed.id, parsed.bytes)
-    return this.query(from, { block: engineBlockOf(parsed), requestedHeight })
+    const prepared = this.deps.blocks.parse(container).then((parsed): Query => {
+      if (parsed === undefined) return { requestedHeight }
+      this.deps.bytes.set(parsed.id, parsed.bytes)
+      return { block: engineBlockOf(parsed), requestedHeight }
+    })
+    return this.#inOrder(from, prepared)
+  }
+
+  /** An inbound PullQuery, in arrival order with the push queries. */
+  pullQuery(from: string, blockId: string, requestedHeight: number): Promise<Chits | undefined> {
+    if (this.#stopped) return Promise.resolve(undefined)
+    return this.#inOrder(from, Promise.resolve({ blockId, requestedHeight }))
+  }
+
+  #inOrder(from: string, prepared: Promise<Query>): Promise<Chits | undefined> {
+    const turn = this.#inbound.then(() => prepared)
+    const answer = turn.then(
+      (q) => this.query(from, q),
+      () => undefined,
+    )
+    this.#inbound = turn.catch(() => undefined)
+    return answer
   }
 
   /** An inbound query: the engine answers with a chits effect carrying this query's inbound ID. */
@@ -157,8 +178,8 @@ export class EffectRunner {
       }
       case 'get':
         deps.router.get(e.to, deps.chainId, e.blockId).then(
-          (container) => {
-            const parsed = deps.blocks.parse(container)
+          async (container) => {
+            const parsed = await deps.blocks.parse(container)
             if (parsed === undefined) {
               this.#feed({ type: 'put', from: e.to, blockId: e.blockId })
               return
@@ -184,7 +205,7 @@ export class EffectRunner {
               err: err instanceof Error ? err.message : String(err),
             })
           }
-          // verified blocks' containers are the VM side's now (evm-blocks.ts); a failed one may come again
+          // verified blocks' containers are the VM side's now (signed-blocks.ts); a failed one may come again
           deps.bytes.delete(e.block.id)
           this.#feed({ type: 'verified', blockId: e.block.id, ok })
         })

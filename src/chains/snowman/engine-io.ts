@@ -4,7 +4,8 @@
  * the connected peers, a seed), the inbound queries of the chain's handlers, `pendingTxs` from the proposer-slot
  * builder, connectivity and validator changes (peer connects and disconnects, bench changes of `benchlist:<alias>`),
  * and the answers to the effects the engine emits (`engine.effects`, carried out by `EffectRunner`). The run also
- * starts the builder and tx gossip, and logs progress; unsubscribing (the chain leaves normalOp) stops them all.
+ * starts the builder, tells the VM it is in normal operation (`setState('normalOp')`: the EVM's tx gossip runs),
+ * and logs progress; unsubscribing (the chain leaves normalOp) stops them all and sets the VM back.
  */
 import {
   defer,
@@ -40,7 +41,7 @@ import { emitted$ } from '../../runtime/emitted.js'
 import { BlockBytes } from './block-bytes.js'
 import { SlotBuilder } from './builder.js'
 import { EffectRunner } from './effects.js'
-import type { EvmBlocks } from './evm-blocks.js'
+import type { SignedBlocks } from './signed-blocks.js'
 
 /** What a chain's consensus runs on: its identity, blocks, network and validator views. */
 export interface ChainConsensusDeps {
@@ -48,7 +49,7 @@ export interface ChainConsensusDeps {
   /** CB58 chain ID */
   chainId: string
   self: string
-  blocks: EvmBlocks
+  blocks: SignedBlocks
   router: Pick<ChainRouter, 'pushQuery' | 'pullQuery' | 'get' | 'connectedNodeIds'>
   /** the network's peer events (only `connected` / `disconnected` are used) */
   peerEvents$: Observable<PeerEvent>
@@ -62,8 +63,6 @@ export interface ChainConsensusDeps {
 }
 
 export interface EngineIoDeps extends ChainConsensusDeps {
-  /** tx gossip runs with the engine */
-  gossiper: { start(): void; stop(): void }
   /** the chain's inbound query handlers reach the run's runner while it runs */
   attach: (runner: EffectRunner) => void
   /** the run stopped: its runner no longer takes queries */
@@ -82,8 +81,10 @@ export function engineIo(deps: EngineIoDeps, self: AnyActorRef): Observable<Engi
   return defer(() => {
     const { log } = deps
     const events = new Subject<EngineMachineEvent>()
+    const { blocks } = deps
     const builder = new SlotBuilder({
-      vm: deps.blocks.vm,
+      vm: blocks.vm,
+      preferred: () => blocks.preferred,
       chainId: idFromString(deps.chainId),
       self: deps.self,
       proposers: deps.proposers,
@@ -148,14 +149,15 @@ export function engineIo(deps: EngineIoDeps, self: AnyActorRef): Observable<Engi
     }
     deps.attach(runner)
     builder.start()
-    deps.gossiper.start()
+    blocks.vm.setState?.('normalOp')
     const watch = watchProgress(deps, () => summaryOf(self))
     log.info('consensus started', { lastAccepted: ready.lastAccepted, validators: deps.validators().length })
     return merge(of(ready), events, connectivity$, effects$).pipe(
       finalize(() => {
         clearInterval(watch)
         deps.detach(runner)
-        deps.gossiper.stop()
+        // out of normal operation: the VM's normal-operation work (the EVM's gossip) stops
+        blocks.vm.setState?.('bootstrapping')
         builder.stop()
         runner.stop()
       }),

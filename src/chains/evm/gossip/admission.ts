@@ -7,7 +7,7 @@
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
-import type { Logger } from '../../../log/logger.js'
+import type { VmLogger as Logger } from '../../vm.js'
 import { decodeRawTransaction } from '../api/exec-rawtx.js'
 import { TX_MAX_SIZE } from '../txpool/entry.js'
 import { TxPoolError } from '../txpool/errors.js'

@@ -6,9 +6,10 @@
 
 import { PullGossipRequest, PullGossipResponse, PushGossip } from '../../../../protocols/gossip/sdk.js'
 import { MAX_BLOOM_SALT_LEN } from '../../../../protocols/peers/bloom.js'
-import { AppRequestError } from '../../../network/chain-router.js'
+import { AppError } from '../../vm.js'
 
-export { AppRequestError }
+/** the VM interface's AppError (src/chains/vm.ts): what an app request handler throws to answer with one */
+export { AppError as AppRequestError }
 
 /** Handler IDs of the reference's p2p SDK on the C chain. */
 export const TX_GOSSIP_HANDLER_ID = 0n
@@ -30,8 +31,8 @@ export const APP_ERROR = {
 } as const
 
 /** An AppError for the requester, with the SDK's code and text. */
-export function appError(kind: keyof typeof APP_ERROR): AppRequestError {
-  return new AppRequestError(APP_ERROR[kind].code, APP_ERROR[kind].message)
+export function appError(kind: keyof typeof APP_ERROR): AppError {
+  return new AppError(APP_ERROR[kind].code, APP_ERROR[kind].message)
 }
 
 export class GossipDecodeError extends Error {
