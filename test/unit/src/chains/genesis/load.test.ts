@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { bech32 } from '@scure/base'
 import { presetCChainGenesis } from '../../../../../src/chains/evm/rules/cchain-genesis-json.js'
 import { deriveChainId } from '../../../../../src/chains/genesis/chain-id.js'
 import { loadNetworkGenesis, parseNetworkGenesis } from '../../../../../src/chains/genesis/load.js'
@@ -251,6 +252,21 @@ describe('network genesis: the full form (custom networks)', () => {
       `initialStakedFunds[1]: initial staked funds validation failed: duplicate initially staked address: X-custom1g65uqn6t77p656w64023nh8nd9updzmxwd59gh`,
     )
     bad({ cChainGenesis: '' }, 'cChainGenesis: C-Chain genesis cannot be empty')
+    const unallocated = bech32.encode('local', bech32.toWords(new Uint8Array(20).fill(1)))
+    bad(
+      { initialStakedFunds: [`X-${unallocated}`] },
+      `initialStakedFunds[0]: initial staked funds validation failed: no allocation to stake in address X-${bech32.encode('custom', bech32.toWords(new Uint8Array(20).fill(1)))}`,
+    )
+    bad(
+      { allocations: [{ ethAddr: `0x${'b3'.repeat(20)}`, avaxAddr: STAKED, initialAmount: 5 }] },
+      'allocations: total allocations locked amount is too low: 0 locked < 2 stakers',
+    )
+    const huge = { ethAddr: `0x${'b3'.repeat(20)}`, avaxAddr: STAKED, initialAmount: 'HUGE' }
+    fails(
+      fullGenesis({ allocations: [huge, huge] }).replaceAll('"HUGE"', '18000000000000000000'),
+      custom,
+      'unable to load genesis file g.json: allocations: unable to calculate initial supply: overflow',
+    )
   })
 })
 
