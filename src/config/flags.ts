@@ -44,6 +44,12 @@ export const FLAGS = {
   'plugin-dir': f('string', '$DATA_DIR/plugins', 'Directory of VM plugins'),
   'chain-config-dir': f('string', '$DATA_DIR/configs/chains', 'Directory of per-chain configs'),
   'chain-aliases-file': f('string', '$DATA_DIR/configs/chains/aliases.json', 'JSON {chainID: [aliases]}'),
+  'genesis-file': f(
+    'string',
+    '',
+    'Network genesis file (the reference format plus "chains"; on the local network only {"chains": [...]})',
+  ),
+  'genesis-file-content': f('string', '', 'Base64 of the genesis file (instead of --genesis-file)'),
   'track-subnets': f('list', [], 'Comma-separated subnet IDs to track'),
   'acp-support': f('intList', [], 'ACPs to support'),
   'acp-object': f('intList', [], 'ACPs to object to'),

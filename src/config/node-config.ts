@@ -6,6 +6,7 @@ import { statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { type SnowParams, validateSnowParams } from '../../actors/consensus/params.js'
+import { loadNetworkGenesis, type NetworkGenesis } from '../chains/genesis/load.js'
 import type { FlagName } from './flags.js'
 import { isPublicNetwork, NetworkId, networkName, parseNetworkId } from './networks.js'
 import { ConfigError, collect, type RawConfig } from './sources.js'
@@ -53,6 +54,9 @@ export interface NodeConfig {
   chainConfigDir: string
   chainAliasesFile: string
   chainAliasesFileExplicit: boolean
+  /** `--genesis-file` / `--genesis-file-content`: the chains this node runs (C first) and, from a full genesis, its
+   * validators (src/chains/genesis/load.ts) */
+  genesis: NetworkGenesis
   trackSubnets: string[]
   acpSupport: number[]
   acpObject: number[]
@@ -150,6 +154,14 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
   const devSpeed = raw.get<boolean>('dev-speed')
   if (devSpeed && networkId !== NetworkId.local) throw new ConfigError('--dev-speed runs only on the local network')
 
+  const genesis = loadNetworkGenesis(
+    {
+      file: raw.get<string>('genesis-file') === '' ? '' : path('genesis-file'),
+      content: raw.get<string>('genesis-file-content'),
+    },
+    { networkId, dev: dev || devSpeed, nowSec: Date.now() / 1000 },
+  )
+
   const pluginDir = path('plugin-dir')
   if (raw.isSet('plugin-dir')) checkDirExists(pluginDir)
 
@@ -205,6 +217,7 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     chainConfigDir: path('chain-config-dir'),
     chainAliasesFile: path('chain-aliases-file'),
     chainAliasesFileExplicit: raw.isSet('chain-aliases-file'),
+    genesis,
     trackSubnets,
     acpSupport,
     acpObject,

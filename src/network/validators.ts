@@ -59,7 +59,13 @@ export class ValidatorSet {
   }
 }
 
-export function genesisValidators(networkId: number): Validator[] {
+/** The network's genesis validators: a genesis file's initialStakers (NodeConfig.genesis.validators) when it has
+ * them, else the preset's (the local network's five stakers; none for other networks). */
+export function genesisValidators(
+  networkId: number,
+  fromGenesisFile?: readonly { nodeId: string; weight: string }[],
+): Validator[] {
+  if (fromGenesisFile !== undefined) return fromGenesisFile.map((v) => ({ nodeId: v.nodeId, weight: BigInt(v.weight) }))
   if (networkId === 12345) return LOCAL_GENESIS_VALIDATORS.map((nodeId) => ({ nodeId, weight: LOCAL_GENESIS_WEIGHT }))
   return []
 }

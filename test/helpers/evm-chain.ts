@@ -6,7 +6,7 @@ import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@e
 import { createAddressFromString, hexToBytes, privateToAddress } from '@ethereumjs/util'
 import { MemoryLevel } from 'memory-level'
 import { defaultEvmConfig, type EvmConfig } from '../../src/chains/evm/config.js'
-import { EWOQ_PRIVATE_KEY, evmPreset } from '../../src/chains/evm/rules/presets.js'
+import { type EvmPreset, EWOQ_PRIVATE_KEY, evmPreset } from '../../src/chains/evm/rules/presets.js'
 import { EvmVm } from '../../src/chains/evm/vm.js'
 
 export const EWOQ_KEY = hexToBytes(`0x${EWOQ_PRIVATE_KEY}`)
@@ -38,6 +38,8 @@ export interface TestChainOptions {
   /** ms clock (default: Date.now, kept strictly increasing so blocks never share a millisecond) */
   now?: () => number
   dev?: boolean
+  /** the chain's rules and genesis (default: the local preset, with `dev`) */
+  preset?: EvmPreset
 }
 
 export async function openTestChain(opts: TestChainOptions = {}): Promise<TestChain> {
@@ -52,7 +54,7 @@ export async function openTestChain(opts: TestChainOptions = {}): Promise<TestCh
     })
   const vm = await EvmVm.open({
     db,
-    preset: evmPreset(12345, { dev: opts.dev ?? true }),
+    preset: opts.preset ?? evmPreset(12345, { dev: opts.dev ?? true }),
     config: { ...defaultEvmConfig(), ...opts.config },
     clientVersion: 'v1.14.0',
     now,

@@ -1,7 +1,8 @@
 /** The eth_getChainConfig result (reference/cchain.md 3.3): one flat object, keys sorted, plain JSON numbers. */
 import type { EvmPreset, UpgradeName } from './presets.js'
 
-const AVALANCHE_KEYS: [string, UpgradeName][] = [
+/** The chain config's upgrade time keys (coreth's JSON names), in upgrade order. */
+export const AVALANCHE_KEYS: [string, UpgradeName][] = [
   ['apricotPhase1BlockTimestamp', 'apricotPhase1'],
   ['apricotPhase2BlockTimestamp', 'apricotPhase2'],
   ['apricotPhase3BlockTimestamp', 'apricotPhase3'],

@@ -1,7 +1,7 @@
 /** The per-block steps shared by building (child-header.ts) and verifying (verify-child.ts) a Granite-era child. */
 import type { AvaHeader } from '../header.js'
 import { advance, consume, decodeFeeState, type FeeState, moveTarget, ZERO_FEE_STATE } from './acp176.js'
-import { INITIAL_MIN_DELAY_EXCESS, moveDelayExcess } from './acp226.js'
+import { moveDelayExcess } from './acp226.js'
 import { type EvmPreset, isActive } from './presets.js'
 
 /** A header's time in ms (timeMilliseconds, or time × 1000 before Granite). */
@@ -36,9 +36,11 @@ export function feeStateAfter(
   return moveTarget(consume(before, gasUsed, extDataGasUsed), desiredTargetExcessValue)
 }
 
-/** The parent's minDelayExcess (INITIAL if the parent is pre-Granite), moved ≤200 toward `desiredExcess`. */
+/** The parent's minDelayExcess, moved ≤200 toward `desiredExcess`. A pre-Granite parent gives the preset's initial
+ * excess: the reference's INITIAL_MIN_DELAY_EXCESS, or 0 under `--dev` (a declared chain whose genesis predates
+ * Granite keeps `--dev`'s 1 ms delay, as a dev genesis at Granite does). */
 export function childMinDelayExcess(parent: AvaHeader, preset: EvmPreset, desiredExcess?: bigint): bigint {
-  let excess = INITIAL_MIN_DELAY_EXCESS
+  let excess = preset.initialMinDelayExcess
   if (isActive(preset.upgrades, 'granite', parent.time)) {
     if (parent.minDelayExcess === undefined) throw new Error('parent min delay excess should not be nil')
     excess = parent.minDelayExcess

@@ -78,7 +78,15 @@ export async function genesisStateRoot(preset: EvmPreset): Promise<Uint8Array> {
   return trie.root()
 }
 
-/** The genesis header: fields appear as the upgrades active at the genesis timestamp require (AP3: baseFee 225 gwei;
+/** A header nonce: 8 bytes, big-endian. */
+function nonceBytes(n: bigint): Uint8Array {
+  const out = new Uint8Array(8)
+  new DataView(out.buffer).setBigUint64(0, n)
+  return out
+}
+
+/** The genesis header: fields appear as the upgrades active at the genesis timestamp require (AP3: baseFee 225 gwei
+ * unless the genesis sets one;
  * Etna: extDataGasUsed, blockGasCost, blob fields 0 and a zero parentBeaconRoot; Granite: timeMilliseconds and
  * minDelayExcess). Its extDataHash is the zero hash (the reference never sets it on genesis). */
 export function genesisHeader(preset: EvmPreset, stateRoot: Uint8Array): AvaHeader {
@@ -87,23 +95,23 @@ export function genesisHeader(preset: EvmPreset, stateRoot: Uint8Array): AvaHead
   const h: AvaHeader = {
     parentHash: new Uint8Array(32),
     uncleHash: EMPTY_UNCLE_HASH,
-    coinbase: new Uint8Array(20),
+    coinbase: preset.genesis.coinbase ?? new Uint8Array(20),
     stateRoot,
     txRoot: EMPTY_TRIE_ROOT,
     receiptRoot: EMPTY_TRIE_ROOT,
     bloom: new Uint8Array(256),
-    difficulty: 0n,
+    difficulty: preset.genesis.difficulty ?? 0n,
     number: 0n,
     gasLimit: gasLimit === 0n ? 4_712_388n : gasLimit,
     gasUsed: 0n,
     time: timestamp,
     extra: extraData,
-    mixDigest: new Uint8Array(32),
-    nonce: new Uint8Array(8),
+    mixDigest: preset.genesis.mixHash ?? new Uint8Array(32),
+    nonce: nonceBytes(preset.genesis.nonce ?? 0n),
     extDataHash: new Uint8Array(32),
   }
   if (!isActive(up, 'apricotPhase3', timestamp)) return h
-  h.baseFee = GENESIS_BASE_FEE
+  h.baseFee = preset.genesis.baseFee ?? GENESIS_BASE_FEE
   if (!isActive(up, 'etna', timestamp)) return h
   h.extDataGasUsed = 0n
   h.blockGasCost = 0n

@@ -52,6 +52,13 @@ export interface EvmPreset {
     /** 0x lowercase address → account. Includes the accounts the node itself creates at genesis (the Warp precompile
      * when Durango is active at the genesis timestamp), so writing this map gives the reference's genesis state. */
     alloc: Map<string, GenesisAccount>
+    /** Header fields a genesis JSON may set (evmPresetFromGenesis); absent means zero. */
+    nonce?: bigint
+    difficulty?: bigint
+    mixHash?: Uint8Array
+    coinbase?: Uint8Array
+    /** The genesis base fee when AP3 is active at genesis; absent means AP3's 225 gwei. */
+    baseFee?: bigint
   }
   /** minDelayExcess of the genesis header (Granite at genesis). */
   initialMinDelayExcess: bigint
@@ -144,7 +151,7 @@ export function withGenesisPrecompiles(
 }
 
 /** The native-asset helper contract mainnet and Fuji put at 0x0100…00 in their genesis. */
-const BLACKHOLE_CODE_HEX =
+export const BLACKHOLE_CODE_HEX =
   '7300000000000000000000000000000000000000003014608060405260043610603d5760003560e01c80631e010439146042578063b6510bb3' +
   '14606e575b600080fd5b605c60048036036020811015605657600080fd5b503560b1565b60408051918252519081900360200190f35b818015' +
   '607957600080fd5b5060af60048036036080811015608e57600080fd5b506001600160a01b03813516906020810135906040810135906060' +
@@ -152,7 +159,7 @@ const BLACKHOLE_CODE_HEX =
   '5015801560f4573d6000803e3d6000fd5b505050505056fea26469706673582212201eebce970fe3f5cb96bf8ac6ba5f5c133fc2908ae3dcd5' +
   '1082cfee8f583429d064736f6c634300060a0033'
 
-function hexBytes(hex: string): Uint8Array {
+export function hexBytes(hex: string): Uint8Array {
   const out = new Uint8Array(hex.length / 2)
   for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16)
   return out

@@ -180,3 +180,46 @@ describe('env vars and the config file', () => {
     assert.equal(load([`--config-file-content=${content}`]).networkId, 5)
   })
 })
+
+describe('--genesis-file and --genesis-file-content', () => {
+  const chains = { chains: [{ name: 'D', vm: 'evm', genesis: { config: { chainId: 99999 }, gasLimit: 1, alloc: {} } }] }
+
+  it('without them the node runs the preset C chain only', () => {
+    const c = load([])
+    assert.deepEqual(
+      c.genesis.chains.map((x) => [x.alias, x.chainId]),
+      [['C', '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC']],
+    )
+  })
+
+  it('a dev node takes {"chains": [...]} from the file (also from the config file) or the base64 content', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'firn-cfg-'))
+    try {
+      const file = join(dir, 'chains.json')
+      await writeFile(file, JSON.stringify(chains))
+      assert.deepEqual(
+        load(['--dev', `--genesis-file=${file}`]).genesis.chains.map((x) => x.alias),
+        ['C', 'D'],
+      )
+      const cfg = join(dir, 'config.json')
+      await writeFile(cfg, JSON.stringify({ 'genesis-file': file }))
+      assert.equal(load(['--dev', `--config-file=${cfg}`]).genesis.origin, file)
+      const content = Buffer.from(JSON.stringify(chains)).toString('base64')
+      assert.equal(load(['--dev', `--genesis-file-content=${content}`]).genesis.chains[1]?.alias, 'D')
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('errors stop the config with the file and the field', () => {
+    const content = Buffer.from('{"chains": [{"name": "C"}]}').toString('base64')
+    fails(
+      ['--dev', `--genesis-file-content=${content}`],
+      "unable to load genesis file (--genesis-file-content): chains[0].name: C is an alias of the network's own chains",
+    )
+    fails(
+      ['--network-id=fuji', `--genesis-file-content=${Buffer.from('{}').toString('base64')}`],
+      'unable to load genesis file (--genesis-file-content): overrides standard network genesis config: fuji',
+    )
+  })
+})
