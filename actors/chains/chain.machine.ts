@@ -4,7 +4,7 @@
  * to register it), and the parent of the chain's actors, so its lifecycle starts and stops them:
  *
  * - `benchlist:<alias>` for the chain's whole life (it decides benching and tells the peer sessions);
- * - `profiler:<alias>`, the chain admin API's profiler, when the input asks for it;
+ * - `profiler:<alias>`, the chain admin API's profiler, from initialization on when the opened chain asks for it;
  * - `bootstrapper:<alias>` while bootstrapping: its output decides normalOp, or failed when it names an error;
  * - `engine:<alias>` in normalOp when other validators exist; a lone validator (e.g. `--dev`) runs its
  *   `produceBlocks` IO slot instead (it builds and accepts blocks as txs arrive).
@@ -34,8 +34,6 @@ export interface ChainInput {
   vm: string
   /** own NodeID (the engine's `self`) */
   nodeId: string
-  /** the chain's admin API is on: the chain gets its own profiler, `profiler:<alias>` */
-  profiler?: boolean
   /** the benchlist's settings (flags, stake cap); the reference's defaults when absent */
   benchlist?: Partial<BenchlistConfig>
   /** the Snowman parameters (`--snow-*`); the defaults when absent */
@@ -69,6 +67,8 @@ export const NOT_BOOTSTRAPPED = 'API call rejected because chain is not done boo
 export interface ChainInitResult {
   /** true when other validators of this chain exist to bootstrap from */
   hasOtherValidators: boolean
+  /** the chain serves an admin API with a profiler (the EVM's `admin-api-enabled`): spawn `profiler:<alias>` */
+  profiler?: boolean
 }
 
 export type ChainPhase = ChainBootstrapProgress['phase']
@@ -182,6 +182,12 @@ export const chainMachine = setup({
       state: params.state,
     })),
     fail: assign((_, params: { error: string }) => ({ error: params.error })),
+    /** the chain admin API's profiler, when the opened chain serves one */
+    spawnProfiler: enqueueActions(({ context, enqueue }, params: ChainInitResult) => {
+      if (params.profiler !== true) return
+      const id = chainChildren(context.alias).profiler
+      enqueue.spawnChild('profiler', { id, systemId: id, input: { label: context.alias } })
+    }),
   },
   guards: {
     fromChild: ({ context, event }, params: { child: 'bootstrapper' | 'running' }) => {
@@ -211,9 +217,6 @@ export const chainMachine = setup({
       systemId: ids.benchlist,
       input: { chainId: context.chainId, ...(context.benchlist === undefined ? {} : { config: context.benchlist }) },
     })
-    if (context.profiler === true) {
-      enqueue.spawnChild('profiler', { id: ids.profiler, systemId: ids.profiler, input: { label: context.alias } })
-    }
   }),
   invoke: { id: 'io', src: 'chainIo', input: ({ context, self }) => ({ ...slotOf(context), self }) },
   initial: 'waitingForVm',
@@ -252,9 +255,12 @@ export const chainMachine = setup({
           {
             guard: ({ event }) => event.output.hasOtherValidators,
             target: 'bootstrapping',
-            actions: assign({ hasOtherValidators: true }),
+            actions: [
+              { type: 'spawnProfiler', params: ({ event }) => event.output },
+              assign({ hasOtherValidators: true }),
+            ],
           },
-          { target: 'normalOp' },
+          { target: 'normalOp', actions: { type: 'spawnProfiler', params: ({ event }) => event.output } },
         ],
         onError: {
           target: 'failed',

@@ -30,6 +30,11 @@ import {
 
 export * from './profiler.types.js'
 
+/** What the profiler's IO slots are invoked with: whose profiler it is (`node`, or a chain's alias). */
+export interface ProfilerSlotInput {
+  label: string
+}
+
 export const profilerMachine = setup({
   types: {
     input: {} as ProfilerInput,
@@ -38,10 +43,10 @@ export const profilerMachine = setup({
     emitted: {} as ProfilerEmitted,
   },
   actors: {
-    startCpuProfile: notProvidedPromise<void>('startCpuProfile'),
-    stopCpuProfile: notProvidedPromise<void>('stopCpuProfile'),
-    writeMemoryProfile: notProvidedPromise<void>('writeMemoryProfile'),
-    writeLockProfile: notProvidedPromise<void>('writeLockProfile'),
+    startCpuProfile: notProvidedPromise<void, ProfilerSlotInput>('startCpuProfile'),
+    stopCpuProfile: notProvidedPromise<void, ProfilerSlotInput>('stopCpuProfile'),
+    writeMemoryProfile: notProvidedPromise<void, ProfilerSlotInput>('writeMemoryProfile'),
+    writeLockProfile: notProvidedPromise<void, ProfilerSlotInput>('writeLockProfile'),
   },
   actions: {
     /** answer the command being handled with an error */
@@ -105,6 +110,7 @@ export const profilerMachine = setup({
           invoke: {
             id: 'startCpuProfile',
             src: 'startCpuProfile',
+            input: ({ context }) => ({ label: context.label }),
             onDone: [
               {
                 guard: 'hasDeferredStop',
@@ -143,6 +149,7 @@ export const profilerMachine = setup({
           invoke: {
             id: 'stopCpuProfile',
             src: 'stopCpuProfile',
+            input: ({ context }) => ({ label: context.label }),
             onDone: [
               {
                 guard: 'hasDeferredStart',
@@ -212,6 +219,7 @@ export const profilerMachine = setup({
               invoke: {
                 id: 'writeMemoryProfile',
                 src: 'writeMemoryProfile',
+                input: ({ context }) => ({ label: context.label }),
                 onDone: { target: 'next', actions: 'replyWritten' },
                 onError: {
                   target: 'next',
@@ -223,6 +231,7 @@ export const profilerMachine = setup({
               invoke: {
                 id: 'writeLockProfile',
                 src: 'writeLockProfile',
+                input: ({ context }) => ({ label: context.label }),
                 onDone: { target: 'next', actions: 'replyWritten' },
                 onError: {
                   target: 'next',

@@ -8,6 +8,7 @@ import type { Observable } from 'rxjs'
 import type { ChainEmitted, TxsAdmitted } from '../../actors/chains/chain.machine.js'
 import type { SnowmanChain } from '../chains/snowman/chain.js'
 import type { Logger } from '../log/logger.js'
+import type { ProfilerOps } from '../profiling/profiler.impl.js'
 
 export interface ChainRuntime {
   chainId: string
@@ -24,6 +25,8 @@ export interface ChainRuntime {
   accepted$?: Observable<{ height: number; id: string }>
   /** admits parked transactions (`chain.admitTxs`, src/node/tx-admission.ts); absent: the chain takes none */
   admitTxs?: (e: Extract<ChainEmitted, { type: 'chain.admitTxs' }>) => Promise<TxsAdmitted>
+  /** the chain admin API's profile writers (`profiler:<alias>`); absent: the chain serves no profiler */
+  profiler?: ProfilerOps
 }
 
 export class ChainRuntimes {
@@ -39,6 +42,12 @@ export class ChainRuntimes {
 
   get(chainId: string): ChainRuntime | undefined {
     return this.#runtimes.get(chainId)
+  }
+
+  /** the runtime of the chain whose primary alias is `alias` */
+  byAlias(alias: string): ChainRuntime | undefined {
+    for (const r of this.#runtimes.values()) if (r.alias === alias) return r
+    return undefined
   }
 
   /** Resolves once the chain's runtime is registered. */

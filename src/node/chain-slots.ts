@@ -1,13 +1,15 @@
 /**
  * The chain actor's logic with its IO slots filled, shared by every chain: each slot finds its chain's runtime by
- * chain ID in the registry the composition root fills (chain-runtimes.ts). Initialization asks whether anyone else
- * validates: with nobody to learn from, a chain goes straight to normal operation and a lone validator produces its
+ * chain ID in the registry the composition root fills (chain-runtimes.ts). The chain waits for its VM to be
+ * registered (`awaitVm`), then initialization opens it (its VM, consensus and routes: chain-host.ts) and asks
+ * whether anyone else validates: with nobody to learn from, a chain goes straight to normal operation and a lone validator produces its
  * own blocks (`produceBlocks`, running while the chain is in normalOp). Otherwise the chain's bootstrapper runs
  * (`bootstrapIo`), then its engine (`engineIo`), both IO of the chain's Snowman runtime (src/chains/snowman/).
  */
 import { EMPTY, filter, from, map, merge, mergeMap, Observable, of, throwError } from 'rxjs'
 import { fromEventObservable, fromPromise } from 'xstate'
 import {
+  type AwaitVmInput,
   type ChainEmitted,
   type ChainEvent,
   type ChainInitResult,
@@ -22,26 +24,29 @@ import {
 } from '../../actors/consensus/bootstrapper.machine.js'
 import { type EngineIoInput, type EngineMachineEvent, engineMachine } from '../../actors/consensus/engine.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
-import type { ProfilerImplementation } from '../profiling/profiler.impl.js'
+import { profilerSlots } from '../profiling/profiler.impl.js'
 import { emitted$ } from '../runtime/emitted.js'
-import type { ChainRuntimes } from './chain-runtimes.js'
+import type { ChainRuntime, ChainRuntimes } from './chain-runtimes.js'
 
 export interface ChainLogicDeps {
   runtimes: ChainRuntimes
-  /** the chain admin API's profiler IO (`profiler:<alias>`) */
-  profiler: ProfilerImplementation
+  /** resolves once the VM a chain declares (an alias or a VM ID) is registered */
+  vmRegistered: (vm: string) => Promise<void>
+  /** opens the chain (its VM, consensus and routes) and registers its runtime */
+  openChain: (chainId: string) => Promise<ChainRuntime>
 }
 
 /** `chainMachine` provided with every slot of the chain and of its children. */
-export function chainLogic({ runtimes, profiler }: ChainLogicDeps) {
+export function chainLogic({ runtimes, vmRegistered, openChain }: ChainLogicDeps) {
   const snowman = (chainId: string) => runtimes.get(chainId)?.snowman
   return chainMachine.provide({
     actors: {
+      awaitVm: fromPromise<void, AwaitVmInput>(({ input }) => vmRegistered(input.vm)),
       initializeChain: fromPromise<ChainInitResult, ChainSlotInput>(async ({ input }) => {
-        const runtime = await runtimes.whenReady(input.chainId)
+        const runtime = await openChain(input.chainId)
         const hasOtherValidators = runtime.hasOtherValidators()
         runtime.log.info('chain initialized', { chainId: input.chainId, hasOtherValidators })
-        return { hasOtherValidators }
+        return { hasOtherValidators, profiler: runtime.profiler !== undefined }
       }),
       /**
        * the chain's own IO: its accepted blocks in, transactions admitted into its pool out (answers come back in
@@ -86,7 +91,8 @@ export function chainLogic({ runtimes, profiler }: ChainLogicDeps) {
           }),
         },
       }),
-      profiler: profilerMachine.provide(profiler),
+      // every chain's profiler writes into its own chain's directory
+      profiler: profilerMachine.provide(profilerSlots((label) => runtimes.byAlias(label)?.profiler)),
     },
   })
 }

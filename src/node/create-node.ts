@@ -5,26 +5,25 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { type Actor, type AnyActorRef, createActor, fromPromise, type InspectionEvent } from 'xstate'
+import { firstValueFrom } from 'rxjs'
+import { type Actor, type AnyActorRef, createActor, fromPromise, type InspectionEvent, waitFor } from 'xstate'
 import { type LoadVmsResult, nodeMachine } from '../../actors/node.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import { adminService } from '../api/admin/service.js'
+import { type ChainRoutes, chainRoutes } from '../api/chain-routes.js'
 import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
 import { infoService } from '../api/info/service.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
-import { evmFactoryPlaceholder, registerBuiltinVms } from '../chains/builtin-vms.js'
+import { registerBuiltinVms } from '../chains/builtin-vms.js'
 import { loadVmPlugins } from '../chains/plugins.js'
 import { ChainRegistry } from '../chains/registry.js'
-import { SnowmanChain } from '../chains/snowman/chain.js'
-import { SignedBlocks } from '../chains/snowman/signed-blocks.js'
-import { EVM_ID, VmRegistry } from '../chains/vm-registry.js'
+import { VmRegistry } from '../chains/vm-registry.js'
 import { chainIds } from '../config/chain-ids.js'
 import type { NodeConfig } from '../config/node-config.js'
 import { DATABASE_VERSION, SEMVER } from '../config/version.js'
 import { checkDatabaseVersion, type Database, openDatabase } from '../db/open.js'
 import { loadOrCreateSigner } from '../identity/bls.js'
-import { idFromString } from '../identity/ids.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
 import { benchlistSettings } from '../network/benching.js'
@@ -33,10 +32,10 @@ import { genesisValidators, ValidatorSet } from '../network/validators.js'
 import { createMailboxStats } from '../profiling/mailbox-stats.js'
 import { profilerImplementation } from '../profiling/profiler.impl.js'
 import { listActors } from './actor-tree.js'
-import { openCChain } from './c-chain.js'
-import { chainAppSender } from './chain-app-sender.js'
+import { openChain } from './chain-host.js'
 import { ChainRuntimes } from './chain-runtimes.js'
 import { chainLogic } from './chain-slots.js'
+import { evmHost } from './evm-host.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
 import { snapshotChecker } from './snapshot-check.js'
@@ -114,25 +113,41 @@ async function build(
   await checkDatabaseVersion(db, DATABASE_VERSION, config.db.type === 'memdb' ? 'memdb' : config.db.path)
   log.info('database opened', { type: config.db.type, path: config.db.type === 'memdb' ? undefined : config.db.path })
 
+  // every chain the node runs, declared by the network genesis (the preset's, or --genesis-file's): C first
+  const declared = config.genesis.chains
   const chains = new ChainRegistry(chainIds(config.networkId))
+  // a declared name is its chain's primary alias, before any alias of --chain-aliases-file
+  for (const d of declared)
+    if (chains.aliaser.tryLookup(d.alias) === undefined) chains.aliaser.alias(d.chainId, d.alias)
   await chains.loadAliasesFile(config.chainAliasesFile, config.chainAliasesFileExplicit)
+  const entries = declared.map((d) => ({ declared: d, entry: chains.create(d.chainId, d.vm) }))
+  for (const { entry } of entries) logs.get(entry.alias)
+
+  // the actor system, once it runs: the chains' tx admission and admin API reach their actors through it
+  let system: { get(id: string): AnyActorRef | undefined } | undefined
+  const mailbox = createMailboxStats()
+  const evm = evmHost({
+    logs,
+    system: () => system,
+    askStats: mailbox,
+    devServices: config.dev,
+    profileDir: config.profileDir,
+  })
   const vms = new VmRegistry()
-  // SEAM (issue 12): the lead swaps the placeholder for the EVM's ChainVm factory (src/chains/evm/chain-vm.ts)
-  registerBuiltinVms(vms, { evm: evmFactoryPlaceholder })
+  registerBuiltinVms(vms, { evm: evm.factory })
   // plugins in --plugin-dir load at start-up, as in the reference; one that fails is logged, not fatal
   const plugins = await loadVmPlugins(config.pluginDir, vms)
   if (Object.keys(plugins.newVMs).length > 0) log.info('VM plugins loaded', { newVMs: plugins.newVMs })
   for (const [vmID, error] of Object.entries(plugins.failedVMs ?? {}))
     log.error('failed to register VM', { vmID, error })
-  const cChain = chains.create(chains.ids.C, EVM_ID)
-  logs.get(cChain.alias)
 
   let network: Network | undefined
+  const fileValidators = config.genesis.validators
   const validators = new ValidatorSet({
     selfNodeId: nodeId,
     sybilProtectionEnabled: config.sybilProtection.enabled,
     disabledWeight: config.sybilProtection.disabledWeight,
-    genesis: genesisValidators(config.networkId),
+    genesis: genesisValidators(config.networkId, fileValidators),
     connectedPeers: () => network?.connections.connectedNodeIds() ?? [],
   })
   const chainList = chains.list().map(({ chainId, alias }) => ({ chainId, alias }))
@@ -151,32 +166,47 @@ async function build(
   network = p2p
   const uptimeRecords = await p2p.loadUptime()
 
-  // the actor system, once it runs: the chains' tx admission and admin API reach their actors through it
-  let system: { get(id: string): AnyActorRef | undefined } | undefined
-  const mailbox = createMailboxStats()
-  const c = await openCChain({
-    nodeConfig: config,
-    db,
-    chainId: cChain.chainId,
-    alias: cChain.alias,
-    nodeId,
-    logs,
-    app: chainAppSender(p2p.chains, cChain.chainId, () => validators.list()),
-    system: () => system,
-    askStats: mailbox,
-  })
-  cleanups.push(() => c.close())
-
   const profiler = profilerImplementation({ dir: config.profileDir, lockSources: { mailbox } })
   cleanups.push(() => profiler.close())
-  const chainProfiler = profilerImplementation({ dir: c.profileDir, lockSources: { mailbox } })
-  cleanups.push(() => chainProfiler.close())
   const inspector = config.inspect.enabled ? await startInspector(config.inspect.port, log) : undefined
   if (inspector) cleanups.push(() => inspector.stop())
 
-  // the chain actors' IO finds each chain's runtime here; their slots wait until it is registered (the consensus
-  // runtime needs the network, and the network needs the actor system)
+  // the chain actors' IO finds each chain's runtime here; a chain opens (chain-host.ts) once its VM is registered
+  // and the network and the HTTP routes exist
   const runtimes = new ChainRuntimes()
+  let startHosting: (routes: Map<string, ChainRoutes>) => void = () => undefined
+  const hosting = new Promise<Map<string, ChainRoutes>>((resolve) => {
+    startHosting = resolve
+  })
+  const proposerSet = config.sybilProtection.enabled ? genesisValidators(config.networkId, fileValidators) : []
+  const openOne = async (chainId: string) => {
+    const routes = await hosting
+    const found = entries.find((e) => e.entry.chainId === chainId)
+    const chainRoutes = routes.get(chainId)
+    if (found === undefined || chainRoutes === undefined) throw new Error(`chain ${chainId} is not declared`)
+    const opened = await openChain(
+      found.declared,
+      chains.aliaser.aliases(chainId) ?? [found.entry.alias],
+      chainRoutes,
+      () => isChainBootstrapped(chainId),
+      {
+        nodeConfig: config,
+        db,
+        nodeId,
+        identity,
+        logs,
+        vms,
+        evm,
+        p2p,
+        validators,
+        proposers: () => proposerSet,
+        mailbox,
+      },
+    )
+    cleanups.push(() => opened.close())
+    runtimes.set(opened)
+    return opened
+  }
   // test-only (docs/operations.md): every actor context is checked to be JSON-safe
   const checkSnapshot =
     process.env.FIRN_CHECK_ACTOR_SNAPSHOTS === '1'
@@ -189,7 +219,11 @@ async function build(
   }
   const logic = nodeMachine.provide({
     actors: {
-      chain: chainLogic({ runtimes, profiler: chainProfiler.implementation }),
+      chain: chainLogic({
+        runtimes,
+        vmRegistered: (vm) => firstValueFrom(vms.registration$(vm)).then(() => undefined),
+        openChain: openOne,
+      }),
       profiler: profilerMachine.provide(profiler.implementation),
       network: p2p.logic(),
       loadVMs: fromPromise<LoadVmsResult, void>(() => loadVmPlugins(config.pluginDir, vms)),
@@ -202,11 +236,11 @@ async function build(
       nodeId,
       networkId: config.networkId,
       network: p2p.actorInput(uptimeRecords),
-      chains: chainList.map(({ chainId, alias }) => ({
-        chainId,
-        alias,
+      chains: entries.map(({ declared: d, entry }) => ({
+        chainId: entry.chainId,
+        alias: entry.alias,
+        vm: d.vm,
         nodeId,
-        profiler: alias === cChain.alias && c.config.adminApiEnabled,
         benchlist,
         snow: config.snow,
         frontierPollMs: config.frontierPollMs,
@@ -226,38 +260,12 @@ async function build(
   if (process.env.FIRN_TEST_PROTOCOLS === '1') logs.get('network').warn('test protocols on (FIRN_TEST_PROTOCOLS=1)')
   cleanups.push(() => p2p.close())
 
-  const chainIdBytes = idFromString(cChain.chainId)
-  const proposers = config.sybilProtection.enabled ? genesisValidators(config.networkId) : []
-  const snowman = new SnowmanChain({
-    alias: cChain.alias,
-    chainId: cChain.chainId,
-    self: nodeId,
-    blocks: new SignedBlocks({ vm: c.vm, db: c.db, chainId: chainIdBytes, identity, proposers: () => proposers }),
-    router: p2p.chains,
-    peerEvents$: p2p.peerEvents$,
-    isBenched: (peer) => p2p.requests.isBenched(peer, cChain.chainId),
-    validators: () => validators.list(),
-    proposers: () => proposers,
-    params: config.snow,
-    log: logs.get(cChain.alias),
-  })
-  cleanups.push(() => snowman.close())
-  runtimes.set({
-    chainId: cChain.chainId,
-    alias: cChain.alias,
-    log: logs.get(cChain.alias),
-    hasOtherValidators: () => validators.hasOtherValidators(),
-    startProducer: () => c.startProducer(),
-    snowman,
-    admitTxs: (e) => c.admitTxs(e),
-    accepted$: c.accepted$,
-  })
-
-  const isChainBootstrapped = (chainId: string) => {
+  const chainState = (chainId: string) => {
     const entry = chains.get(chainId)
     const ref = entry ? actor.system.get(SystemId.chain(entry.alias)) : undefined
-    return ref?.getSnapshot().value === 'normalOp'
+    return ref?.getSnapshot() as { value: string; context: { error: string | null } } | undefined
   }
+  const isChainBootstrapped = (chainId: string) => chainState(chainId)?.value === 'normalOp'
 
   const http: HttpApiServer = createHttpServer({
     host: config.http.host,
@@ -300,8 +308,39 @@ async function build(
     })
     http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([admin], { onError }) })
   }
-  await c.registerRoutes(http.router, { onError, ready: () => isChainBootstrapped(cChain.chainId) })
   registerDefaultAliases(http.router, chains)
+  // each chain's base answers 503 with the reason until its VM hands its handlers over (chain-routes.ts)
+  const routes = new Map<string, ChainRoutes>()
+  for (const { declared: d, entry } of entries) {
+    if (![chains.ids.P, chains.ids.X, chains.ids.C].includes(entry.chainId) && entry.alias !== entry.chainId) {
+      http.router.addAliases(`bc/${entry.chainId}`, `bc/${entry.alias}`)
+    }
+    const unavailable = () => {
+      const state = chainState(entry.chainId)
+      if (state?.value === 'waitingForVm') {
+        return `chain ${entry.alias} is waiting for its VM "${d.vm}", which is not installed: add it to the plugin directory and call admin.loadVMs`
+      }
+      if (state?.value === 'failed') return `chain ${entry.alias} failed: ${state.context.error ?? 'unknown error'}`
+      return null
+    }
+    routes.set(entry.chainId, chainRoutes(http.router, { base: `bc/${entry.chainId}`, unavailable, log, onError }))
+  }
+  startHosting(routes)
+  // the chains whose VM is installed open before the node serves; one that cannot is a start-up error
+  for (const { declared: d, entry } of entries) {
+    if (vms.resolveAlias(d.vm) === undefined) {
+      log.warn('chain waits for its VM', { chain: entry.alias, vm: d.vm })
+      continue
+    }
+    const ref = actor.system.get(SystemId.chain(entry.alias))
+    if (ref === undefined) continue
+    const settled = await waitFor(ref, (snap) => !['waitingForVm', 'initializing'].includes(String(snap.value)), {
+      timeout: Number.POSITIVE_INFINITY,
+    })
+    if (settled.value === 'failed') {
+      throw new Error(`chain ${entry.alias}: ${(settled.context as { error: string | null }).error ?? 'failed'}`)
+    }
+  }
 
   const bound = await http.listen()
   const url = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`

@@ -11,7 +11,7 @@
  * ```
  */
 import { fromPromise } from 'xstate'
-import type { profilerMachine } from '../../actors/profiler/profiler.machine.js'
+import type { ProfilerSlotInput, profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { createCpuProfiler, DEFAULT_CPU_PROFILE_NAME } from './cpu.js'
 import { createEventLoopMonitor } from './event-loop.js'
 import { DEFAULT_MEMORY_PROFILE_NAME, writeHeapProfile } from './heap.js'
@@ -38,8 +38,17 @@ export interface ProfilerImplementationOptions {
   timeoutMs?: number
 }
 
+/** The four profile operations of one profile directory. */
+export interface ProfilerOps {
+  startCpu(): Promise<void>
+  stopCpu(): Promise<void>
+  writeMemory(): Promise<void>
+  writeLock(): Promise<void>
+}
+
 export interface ProfilerIo {
   implementation: ProfilerImplementation
+  ops: ProfilerOps
   /** stops a running CPU profile (its file is kept) and an event-loop monitor it started; idempotent */
   close(): Promise<void>
 }
@@ -57,22 +66,21 @@ export function profilerImplementation(options: ProfilerImplementationOptions): 
     lock: options.files?.lock ?? DEFAULT_LOCK_PROFILE_NAME,
   }
   const cpu = createCpuProfiler({ dir, name: files.cpu, ...(timeoutMs === undefined ? {} : { timeoutMs }) })
-  const implementation = {
-    actors: {
-      startCpuProfile: fromPromise<void, void>(async () => {
-        await cpu.start()
-      }),
-      stopCpuProfile: fromPromise<void, void>(async () => {
-        await cpu.stop()
-      }),
-      writeMemoryProfile: fromPromise<void, void>(async () => {
-        await writeHeapProfile(dir, files.memory, timeoutMs === undefined ? {} : { timeoutMs })
-      }),
-      writeLockProfile: fromPromise<void, void>(async () => {
-        await writeLockProfile(dir, files.lock, lockSources, timeoutMs)
-      }),
+  const ops: ProfilerOps = {
+    startCpu: async () => {
+      await cpu.start()
     },
-  } satisfies ProfilerImplementation
+    stopCpu: async () => {
+      await cpu.stop()
+    },
+    writeMemory: async () => {
+      await writeHeapProfile(dir, files.memory, timeoutMs === undefined ? {} : { timeoutMs })
+    },
+    writeLock: async () => {
+      await writeLockProfile(dir, files.lock, lockSources, timeoutMs)
+    },
+  }
+  const implementation = profilerSlots(() => ops)
   const close = async (): Promise<void> => {
     try {
       await cpu.close()
@@ -80,5 +88,27 @@ export function profilerImplementation(options: ProfilerImplementationOptions): 
       if (ownsMonitor) lockSources.eventLoop.close()
     }
   }
-  return { implementation, close }
+  return { implementation, ops, close }
+}
+
+/**
+ * The profiler machine's slots over the operations `lookup` finds by the profiler's label: one provided logic
+ * serves the profilers of every chain, each writing into its own chain's directory. A label with no operations
+ * fails the command with `no profiler for <label>`.
+ */
+export function profilerSlots(lookup: (label: string) => ProfilerOps | undefined): ProfilerImplementation {
+  const run = (op: keyof ProfilerOps) =>
+    fromPromise<void, ProfilerSlotInput>(async ({ input }) => {
+      const ops = lookup(input.label)
+      if (ops === undefined) throw new Error(`no profiler for ${input.label}`)
+      await ops[op]()
+    })
+  return {
+    actors: {
+      startCpuProfile: run('startCpu'),
+      stopCpuProfile: run('stopCpu'),
+      writeMemoryProfile: run('writeMemory'),
+      writeLockProfile: run('writeLock'),
+    },
+  }
 }

@@ -71,18 +71,28 @@ describe('chain machine (pure steps)', () => {
     assert.equal(s2.context.acceptedCount, 2)
   })
 
-  it('starts waiting for its VM with its benchlist (and its profiler when asked), then invokes initializeChain', () => {
+  it('starts waiting for its VM with its benchlist, then invokes initializeChain; a profiler when the chain has one', () => {
     const [w0, actions] = initialTransition(chainMachine, input)
     assert.equal(w0.value, 'waitingForVm')
     assert.deepEqual(spawned(actions as Action[]), ['benchlist:C', 'io', 'awaitVm'])
     assert.deepEqual(emitted(actions as Action[]), [
       { type: 'chain.stateChanged', chainId: input.chainId, state: 'waitingForVm' },
     ])
-    const [, withProfiler] = initialTransition(chainMachine, { ...input, profiler: true })
-    assert.deepEqual(spawned(withProfiler as Action[]), ['benchlist:C', 'profiler:C', 'io', 'awaitVm'])
     const [s0, a0] = started(input)
     assert.equal(s0.value, 'initializing')
     assert.deepEqual(spawned(a0 as Action[]), ['initializeChain'])
+    const [, withProfiler] = transition(
+      chainMachine,
+      s0,
+      done('initializeChain', { hasOtherValidators: false, profiler: true }),
+    )
+    assert.deepEqual(spawned(withProfiler as Action[]), ['profiler:C', 'producer:C'])
+    const [, booting] = transition(
+      chainMachine,
+      s0,
+      done('initializeChain', { hasOtherValidators: true, profiler: true }),
+    )
+    assert.deepEqual(spawned(booting as Action[]), ['profiler:C', 'bootstrapper:C'])
     // a VM that never comes is not an error; a failed wait is a failed chain with the reason
     const [f] = transition(chainMachine, w0, {
       type: 'xstate.error.actor.awaitVm',

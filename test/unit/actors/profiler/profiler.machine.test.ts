@@ -7,6 +7,7 @@ import {
   PROFILER_ERROR_NOT_RUNNING,
   PROFILER_ERROR_QUEUE_FULL,
   type ProfilerCommand,
+  type ProfilerSlotInput,
   profilerMachine,
 } from '../../../../actors/profiler/profiler.machine.js'
 import type { Reply } from '../../../../actors/reply.js'
@@ -312,7 +313,7 @@ describe('profiler machine (running actor)', () => {
   it('runs with provided IO and answers through emitted replies', async () => {
     const calls: string[] = []
     const fake = (name: string) =>
-      fromPromise<void, void>(async () => {
+      fromPromise<void, ProfilerSlotInput>(async () => {
         calls.push(name)
       })
     const actor = createActor(
@@ -321,7 +322,7 @@ describe('profiler machine (running actor)', () => {
           startCpuProfile: fake('start'),
           stopCpuProfile: fake('stop'),
           writeMemoryProfile: fake('memory'),
-          writeLockProfile: fromPromise<void, void>(async () => {
+          writeLockProfile: fromPromise<void, ProfilerSlotInput>(async () => {
             throw new Error('lock profile failed')
           }),
         },

@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { after, beforeEach, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { firstValueFrom, take, toArray } from 'rxjs'
-import { evmFactoryPlaceholder, registerBuiltinVms } from '../../../../src/chains/builtin-vms.js'
+import { registerBuiltinVms } from '../../../../src/chains/builtin-vms.js'
+import { evmVmFactory } from '../../../../src/chains/evm/chain-vm.js'
 import { hidePaths, loadVmPlugins, PluginFailure } from '../../../../src/chains/plugins.js'
 import { chainVmProblem } from '../../../../src/chains/vm.js'
 import { EVM_ID, VmRegistry } from '../../../../src/chains/vm-registry.js'
@@ -48,7 +49,7 @@ describe('loadVmPlugins (admin.loadVMs)', () => {
     dir = join(await root, `case-${n++}`)
     await mkdir(dir)
     vms = new VmRegistry()
-    registerBuiltinVms(vms, { evm: evmFactoryPlaceholder })
+    registerBuiltinVms(vms, { evm: evmVmFactory() })
   })
   after(async () => rm(await root, { recursive: true, force: true }))
 

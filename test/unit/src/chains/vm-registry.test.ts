@@ -2,7 +2,8 @@ import '../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { firstValueFrom } from 'rxjs'
-import { evmFactoryPlaceholder, registerBuiltinVms } from '../../../../src/chains/builtin-vms.js'
+import { registerBuiltinVms } from '../../../../src/chains/builtin-vms.js'
+import { evmVmFactory } from '../../../../src/chains/evm/chain-vm.js'
 import type { VmFactory } from '../../../../src/chains/vm.js'
 import { EVM_ID, type VmEntry, VmRegistry } from '../../../../src/chains/vm-registry.js'
 import { idFromAscii, idToString } from '../../../../src/identity/ids.js'
@@ -18,14 +19,14 @@ const idOf = (name: string) => idToString(idFromAscii(name))
 describe('VmRegistry', () => {
   it('registers the built-in EVM under its reference ID and alias, with its factory', () => {
     const vms = new VmRegistry()
-    registerBuiltinVms(vms, { evm: evmFactoryPlaceholder })
+    const evm = evmVmFactory()
+    registerBuiltinVms(vms, { evm })
     assert.equal(EVM_ID, 'mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6')
-    assert.equal(vms.get(EVM_ID)?.factory, evmFactoryPlaceholder)
+    assert.equal(vms.get(EVM_ID)?.factory, evm)
     assert.deepEqual(vms.aliases(EVM_ID), ['evm', EVM_ID])
     assert.equal(vms.primaryAlias(EVM_ID), 'evm')
     assert.equal(vms.resolveAlias('evm'), EVM_ID)
-    assert.match(evmFactoryPlaceholder.version, /^v\d+\.\d+\.\d+/)
-    assert.throws(() => evmFactoryPlaceholder.createVM(), /not available as a ChainVm yet/)
+    assert.match(evm.version, /^v\d+\.\d+\.\d+/)
   })
 
   it('a VM without aliases has its ID string as its primary alias', () => {
@@ -49,8 +50,8 @@ describe('VmRegistry', () => {
 
   it('refuses a second VM with the same ID, and an alias another VM has', () => {
     const vms = new VmRegistry()
-    registerBuiltinVms(vms, { evm: evmFactoryPlaceholder })
-    assert.throws(() => registerBuiltinVms(vms, { evm: evmFactoryPlaceholder }), {
+    registerBuiltinVms(vms, { evm: evmVmFactory() })
+    assert.throws(() => registerBuiltinVms(vms, { evm: evmVmFactory() }), {
       message: `VM ${EVM_ID} is already registered`,
     })
     const id = idOf('thief')
@@ -63,7 +64,7 @@ describe('VmRegistry', () => {
 
   it('registered$ replays the VMs registered before, then each new one, once each', () => {
     const vms = new VmRegistry()
-    registerBuiltinVms(vms, { evm: evmFactoryPlaceholder })
+    registerBuiltinVms(vms, { evm: evmVmFactory() })
     const seen: string[] = []
     const sub = vms.registered$.subscribe((e: VmEntry) => seen.push(e.id))
     const a = idOf('a')
@@ -76,7 +77,7 @@ describe('VmRegistry', () => {
 
   it('registration$ waits for the VM a name or an ID names, and answers at once for a registered one', async () => {
     const vms = new VmRegistry()
-    registerBuiltinVms(vms, { evm: evmFactoryPlaceholder })
+    registerBuiltinVms(vms, { evm: evmVmFactory() })
     assert.equal((await firstValueFrom(vms.registration$('evm'))).id, EVM_ID)
     assert.equal((await firstValueFrom(vms.registration$(EVM_ID))).id, EVM_ID)
     const id = idOf('kvvm')
@@ -96,7 +97,7 @@ describe('VmRegistry', () => {
 
   it('registered$ sees a VM registered while it replays the earlier ones', () => {
     const vms = new VmRegistry()
-    registerBuiltinVms(vms, { evm: evmFactoryPlaceholder })
+    registerBuiltinVms(vms, { evm: evmVmFactory() })
     const late = idOf('late')
     const seen: string[] = []
     vms.registered$.subscribe((e) => {
