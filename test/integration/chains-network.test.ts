@@ -11,6 +11,7 @@ import { mkdir, readFile, rm, symlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { idFromAscii, idToString } from '../../src/identity/ids.js'
 import { D_CHAIN_ID, devChainsGenesis, writeGenesisFile } from '../helpers/chains-genesis.js'
 import {
   assertSameChain,
@@ -24,6 +25,8 @@ import {
   waitReceipts,
 } from '../helpers/five-nodes.js'
 
+/** a plugin file is named by its VM ID (or an alias of --vm-aliases-file); kvvm's ID is `kvvm` zero-padded */
+const KVVM_ID = idToString(idFromAscii('kvvm'))
 const KVVM = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'plugins', 'kvvm.mjs')
 const D: EvmChainRef = { alias: 'D', chainId: BigInt(D_CHAIN_ID) }
 const SINK = `0x${'33'.repeat(20)}`
@@ -48,7 +51,7 @@ describe('five validators running C, a second EVM chain and a plugin VM chain', 
     const genesis = await writeGenesisFile(net.dir, devChainsGenesis([{ name: 'K', vm: 'kvvm', genesis: { a: '1' } }]))
     const plugins = join(net.dir, 'plugins')
     await mkdir(plugins, { recursive: true })
-    await symlink(KVVM, join(plugins, 'kvvm.mjs'))
+    await symlink(KVVM, join(plugins, `${KVVM_ID}.mjs`))
     process.env.FIRN_CHECK_ACTOR_SNAPSHOTS = '1'
     for (const n of net.nodes) n.layout.args.push(`--genesis-file=${genesis}`, `--plugin-dir=${plugins}`)
     const t0 = Date.now()

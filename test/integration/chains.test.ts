@@ -15,12 +15,15 @@ import { fileURLToPath } from 'node:url'
 import { type Contract, ContractFactory, JsonRpcProvider, Wallet, WebSocketProvider } from 'ethers'
 import { createPublicClient, defineChain, http, parseAbiItem, webSocket } from 'viem'
 import { EWOQ_ADDRESS, EWOQ_PRIVATE_KEY } from '../../src/chains/evm/rules/presets.js'
+import { idFromAscii, idToString } from '../../src/identity/ids.js'
 import { D_CHAIN_ID, D_FUNDS, devChainsGenesis, writeGenesisFile } from '../helpers/chains-genesis.js'
 import { type FirnProcess, startFirn } from '../helpers/firn-process.js'
 import { post } from '../helpers/five-nodes.js'
 import { compile } from '../helpers/solc.js'
 
 const LOCAL_C = '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC'
+/** a plugin file is named by its VM ID (or an alias of --vm-aliases-file); kvvm's ID is `kvvm` zero-padded */
+const KVVM_ID = idToString(idFromAscii('kvvm'))
 const KVVM = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'plugins', 'kvvm.mjs')
 /** the key-value chain, declared by its VM's alias before the VM is installed */
 const K_CHAIN = { name: 'K', vm: 'kvvm', genesis: { hello: 'world' } }
@@ -177,7 +180,7 @@ describe('a dev node with a second EVM chain', () => {
     const before = await node.rpc('/ext/info', 'info.getVMs', {})
     assert.ok(!JSON.stringify(before.body.result).includes('kvvm'))
 
-    await symlink(KVVM, join(dataDir, 'plugins', 'kvvm.mjs'))
+    await symlink(KVVM, join(dataDir, 'plugins', `${KVVM_ID}.mjs`))
     const loaded = await node.rpc('/ext/admin', 'admin.loadVMs', {})
     const newVMs = (loaded.body.result as { newVMs: Record<string, string[]> }).newVMs
     assert.deepEqual(Object.values(newVMs), [['kvvm']], JSON.stringify(loaded.body))
