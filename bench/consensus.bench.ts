@@ -4,6 +4,7 @@
  * - finality: BENCH_CONS_SAMPLES EWOQ transfers, one at a time, each sent to the next node in turn; latency from
  *   the send until the block holding it was announced by ALL five nodes (its block number from a 5 ms receipt poll
  *   on the sending node, the arrival times from the subscriptions); p50, p99, max (target p50 < 300 ms);
+ * - finalityD: the same on D, a second EVM chain every node runs (declared in a --genesis-file), after C;
  * - load: BENCH_CONS_TXS pre-signed transfers from 16 funded senders, sender s always to node s % 5,
  *   BENCH_CONS_CONCURRENCY in flight; tx/s from the first send until the block with the last one reached every
  *   node; blocks/s and txs per block;
@@ -19,7 +20,8 @@ import '../src/runtime/polyfill.js'
 import { readFile, stat } from 'node:fs/promises'
 import { cpus, loadavg } from 'node:os'
 import { EWOQ_PRIVATE_KEY } from '../src/chains/evm/rules/presets.js'
-import { addressOf, benchKey, type SignedTx, signMany, signTx } from './lib/cchain-floor.js'
+import { D_CHAIN_ID, devChainsGenesis, writeGenesisFile } from '../test/helpers/chains-genesis.js'
+import { addressOf, benchKey, CHAIN_ID, type SignedTx, signMany, signTx } from './lib/cchain-floor.js'
 import { latencyStats, RpcClient, round } from './lib/cchain-rpc.js'
 import { floorReplay, readAcceptedBlocks } from './lib/consensus-floor.js'
 import { HeadWatcher } from './lib/consensus-heads.js'
@@ -68,13 +70,49 @@ function nextTransfers(count: number): SignedTx[] {
   return txs
 }
 
+/**
+ * SAMPLES EWOQ transfers on one chain, one at a time, each to the next node: ms from the send until the block holding
+ * it was announced by all five (`lat`) and by the sending node (`local`).
+ */
+async function sampleFinality(
+  on: RpcClient[],
+  h: HeadWatcher,
+  chainId: bigint,
+  firstNonce: bigint,
+): Promise<{ lat: number[]; local: number[] }> {
+  const lat: number[] = []
+  const local: number[] = []
+  for (let i = 0; i < SAMPLES; i++) {
+    const node = i % 5
+    const tx = signTx(ewoqKey, 0, firstNonce + BigInt(i), { to: SINK, value: 1n, gasLimit: 21_000n }, chainId)
+    const t0 = performance.now()
+    await on[node]!.call('eth_sendRawTransaction', [tx.raw])
+    const b = await receiptBlock(on[node]!, tx.hash, TIMEOUT_MS)
+    for (;;) {
+      const at = h.everywhereAt(b)
+      if (at !== undefined) {
+        lat.push(at - t0)
+        local.push(h.heads[node]!.get(b)!.at - t0)
+        break
+      }
+      if (performance.now() - t0 > TIMEOUT_MS) throw new Error(`block ${b} not on every node within ${TIMEOUT_MS} ms`)
+      await h.next(100)
+    }
+  }
+  return { lat, local }
+}
+
 const net = await BenchNetwork.create()
+// every node also runs D, a second EVM chain (finality is measured on both)
+net.addArgs(`--genesis-file=${await writeGenesisFile(net.dir, devChainsGenesis())}`)
 const clients = ALL.map((i) => new RpcClient(net.rpcUrl(i), CONCURRENCY))
 let heads: HeadWatcher | undefined
+let headsD: HeadWatcher | undefined
 let output: Record<string, unknown> = {}
 let blocks: Uint8Array[] = []
 try {
   await net.startAll(TIMEOUT_MS)
+  await Promise.all(ALL.map((i) => net.waitBootstrapped(i, TIMEOUT_MS, 200, 'D')))
   heads = await HeadWatcher.open(ALL.map((i) => net.wsUrl(i)))
   const h = heads
   phase('start')
@@ -91,26 +129,14 @@ try {
   await waitLanded(clients[0]!, h, ALL, funding, landOpts)
   phase('fund')
 
-  // 1. finality, one tx at a time
-  const lat: number[] = []
-  const local: number[] = []
-  for (let i = 0; i < SAMPLES; i++) {
-    const node = i % 5
-    const tx = signTx(ewoqKey, 0, ewoqNonce++, { to: SINK, value: 1n, gasLimit: 21_000n })
-    const t0 = performance.now()
-    await clients[node]!.call('eth_sendRawTransaction', [tx.raw])
-    const b = await receiptBlock(clients[node]!, tx.hash, TIMEOUT_MS)
-    for (;;) {
-      const at = h.everywhereAt(b)
-      if (at !== undefined) {
-        lat.push(at - t0)
-        local.push(h.heads[node]!.get(b)!.at - t0)
-        break
-      }
-      if (performance.now() - t0 > TIMEOUT_MS) throw new Error(`block ${b} not on every node within ${TIMEOUT_MS} ms`)
-      await h.next(100)
-    }
-  }
+  // 1. finality, one tx at a time, on C, then on D
+  const finality = await sampleFinality(clients, h, CHAIN_ID, ewoqNonce)
+  ewoqNonce += BigInt(SAMPLES)
+  const dClients = ALL.map((i) => new RpcClient(net.rpcUrl(i, 'D'), CONCURRENCY))
+  clients.push(...dClients)
+  headsD = await HeadWatcher.open(ALL.map((i) => net.wsUrl(i, 'D')))
+  const dNonce = BigInt(await dClients[0]!.call<string>('eth_getTransactionCount', [ewoq, 'pending']))
+  const finalityD = await sampleFinality(dClients, headsD, BigInt(D_CHAIN_ID), dNonce)
   phase('finality')
 
   // 2. throughput under load
@@ -214,9 +240,14 @@ try {
   output = {
     finality: {
       what: 'ms from eth_sendRawTransaction (to node1..5 in turn) until the block holding the tx was announced over newHeads by all five nodes; one tx at a time',
-      ...latencyStats(lat),
-      sendingNodeP50Ms: latencyStats(local).p50Ms,
+      ...latencyStats(finality.lat),
+      sendingNodeP50Ms: latencyStats(finality.local).p50Ms,
       targetP50Ms: 300,
+    },
+    finalityD: {
+      what: 'the same on D, a second EVM chain every node runs (declared in --genesis-file), measured after C',
+      ...latencyStats(finalityD.lat),
+      sendingNodeP50Ms: latencyStats(finalityD.local).p50Ms,
     },
     load: {
       what: `${TXS} pre-signed transfers from ${SENDERS} senders (sender s to node s%5), ${CONCURRENCY} in flight; clock from the first send until the block with the last tx reached every node`,
@@ -261,6 +292,7 @@ try {
   }
 } finally {
   heads?.close()
+  headsD?.close()
   for (const c of clients) c.close()
   await net.close(KEEP)
 }

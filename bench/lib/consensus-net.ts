@@ -69,12 +69,18 @@ export class BenchNetwork {
     return this.layout.nodes
   }
 
-  rpcUrl(i: number): string {
-    return `http://${HOST}:${this.nodes[i]!.httpPort}/ext/bc/C/rpc`
+  /** node i's `/rpc` of an EVM chain (C unless named) */
+  rpcUrl(i: number, chain = 'C'): string {
+    return `http://${HOST}:${this.nodes[i]!.httpPort}/ext/bc/${chain}/rpc`
   }
 
-  wsUrl(i: number): string {
-    return `ws://${HOST}:${this.nodes[i]!.httpPort}/ext/bc/C/ws`
+  wsUrl(i: number, chain = 'C'): string {
+    return `ws://${HOST}:${this.nodes[i]!.httpPort}/ext/bc/${chain}/ws`
+  }
+
+  /** every node gets these flags too (call before starting them) */
+  addArgs(...args: string[]): void {
+    for (const n of this.nodes) n.args.push(...args)
   }
 
   /** the node's process (spawned by this object), if running */
@@ -112,15 +118,16 @@ export class BenchNetwork {
     }
   }
 
-  /** Wait until node i says the C chain is bootstrapped; polls every `pollMs`. */
-  async waitBootstrapped(i: number, timeoutMs: number, pollMs = 50): Promise<void> {
+  /** Wait until node i says the chain (C unless named) is bootstrapped; polls every `pollMs`. */
+  async waitBootstrapped(i: number, timeoutMs: number, pollMs = 50, chain = 'C'): Promise<void> {
     const node = this.nodes[i]!
     const deadline = performance.now() + timeoutMs
     for (;;) {
       await this.#checkAlive(i)
-      const r = await infoCall<{ isBootstrapped: boolean }>(node.httpPort, 'info.isBootstrapped', { chain: 'C' })
+      const r = await infoCall<{ isBootstrapped: boolean }>(node.httpPort, 'info.isBootstrapped', { chain })
       if (r?.isBootstrapped === true) return
-      if (performance.now() > deadline) throw new Error(`${node.name}: C not bootstrapped within ${timeoutMs} ms`)
+      if (performance.now() > deadline)
+        throw new Error(`${node.name}: ${chain} not bootstrapped within ${timeoutMs} ms`)
       await sleep(pollMs)
     }
   }

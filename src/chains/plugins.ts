@@ -16,15 +16,14 @@ import type { Dirent } from 'node:fs'
 import { readdir, stat } from 'node:fs/promises'
 import { basename, extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import type { LoadVmsResult } from '../../actors/node.machine.js'
 import { idFromString, idToString } from '../identity/ids.js'
 import { FirnError } from '../runtime/errors.js'
 import { chainVmProblem, type VmFactory } from './vm.js'
 import type { VmRegistry } from './vm-registry.js'
 
-export interface LoadVmsResult {
-  newVMs: Record<string, string[]>
-  failedVMs?: Record<string, string>
-}
+/** what `admin.loadVMs` answers (the node actor's `loadVMs` slot output) */
+export type { LoadVmsResult } from '../../actors/node.machine.js'
 
 export interface LoadVmsOptions {
   /** the deadline of one plugin's import and check (default 10 s) */

@@ -301,7 +301,8 @@ async function build(
       profiler: () => actor.system.get(SystemId.Profiler),
       node: () => actor,
       db,
-      config,
+      // the reference's getConfig leaves the genesis bytes out
+      config: { ...config, genesis: undefined },
       actors: () => listActors(actor),
       cwd: process.cwd(),
       askStats: mailbox,
