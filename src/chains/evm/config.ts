@@ -1,13 +1,3 @@
-/**
- * The C-chain config file, `<chain-config-dir>/C/config.json` (reference/cchain.md section 7). Keys, types and
- * defaults are the reference's (config/keys.ts); a type mismatch fails with the reference's
- * `failed to unmarshal config <json>: <err>` and Go's error wording. Firn deviation (owner's decision): an
- * unknown key or a removed key is a start-up error naming it, where the reference ignores it. Keys match
- * case-insensitively when no exact match exists, as in Go.
- */
-
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { FirnError } from '../../runtime/errors.js'
 import { DecodeError, decodeValue } from './config/decode.js'
 import { formatGoDuration, GoDurationError } from './config/go-duration.js'
@@ -27,8 +17,6 @@ export interface EvmConfigOptions {
   networkId?: number
 }
 
-/** Largest config file Firn reads. */
-export const MAX_CONFIG_BYTES = 1024 * 1024
 const PRODUCTION_NETWORK_IDS = new Set([1, 5])
 const BY_KEY = new Map(KEYS.map((s) => [s.key, s]))
 const BY_FOLDED_KEY = new Map(KEYS.map((s) => [s.key.toLowerCase(), s]))
@@ -71,30 +59,6 @@ export function parseEvmConfig(text: string, opts: EvmConfigOptions = {}): EvmCo
   const config = out as unknown as EvmConfig
   validate(config, opts.networkId)
   return freeze(config)
-}
-
-/**
- * The text of `<chainConfigDir>/<name>/config.json` ('' when there is none), as a chain's VM gets it in its context
- * (`ChainVmContext.config`): the node reads the file, the VM parses it.
- */
-export async function readChainConfigText(chainConfigDir: string, name: string): Promise<string> {
-  const path = join(chainConfigDir, name, 'config.json')
-  let bytes: Buffer
-  try {
-    bytes = await readFile(path)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return ''
-    throw new EvmConfigError(`cannot read ${name}-chain config ${path}: ${(e as Error).message}`)
-  }
-  if (bytes.length > MAX_CONFIG_BYTES) {
-    throw new EvmConfigError(`${name}-chain config ${path} is ${bytes.length} bytes, more than ${MAX_CONFIG_BYTES}`)
-  }
-  return bytes.toString('utf8')
-}
-
-/** Reads and parses `<chainConfigDir>/C/config.json`; a missing file gives the defaults. */
-export async function loadEvmConfig(chainConfigDir: string, opts: EvmConfigOptions = {}): Promise<EvmConfig> {
-  return parseEvmConfig(await readChainConfigText(chainConfigDir, 'C'), opts)
 }
 
 /** The enabled services with legacy names mapped to current ones (what coreth registers). */
