@@ -4,8 +4,9 @@
  * - one: BENCH_TXS pre-signed transfers from 16 senders on C, the node running C only;
  * - twoIdle: the same on C, the node running C and D, D idle;
  * - twoBusy: BENCH_TXS on C and BENCH_TXS on D at once on that node; the sum over the wall time of both.
- * Each is timed from the first send until every sender's last receipt exists (bench/lib/cchain-rpc.ts), in
- * BENCH_CHAINS_ROUNDS alternating rounds (default 3); the figures are the medians. Targets (issue 12): twoIdle at
+ * Each is timed from the first send until every sender's last receipt exists (bench/lib/cchain-rpc.ts), after a
+ * warm-up of both processes, in BENCH_CHAINS_ROUNDS rounds (default 5; which node goes first alternates); the
+ * figures are the medians. Targets (issue 12): twoIdle at
  * least 90 % of one; twoBusy's sum at least one. Knobs: BENCH_TXS (2000), BENCH_CONCURRENCY (32).
  * Prints one JSON object.
  */
@@ -21,7 +22,8 @@ import { cpuMs, lastPerSender, push, RpcClient, round, waitReceipts } from './li
 
 const TXS = Number(process.env.BENCH_TXS ?? 2000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
-const ROUNDS = Number(process.env.BENCH_CHAINS_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_CHAINS_ROUNDS ?? 5)
+const WARMUP_TXS = 500
 const SENDERS = 16
 const RECEIPT_TIMEOUT_MS = 120_000
 const EWOQ_KEY = Uint8Array.from(Buffer.from(EWOQ_PRIVATE_KEY, 'hex'))
@@ -49,9 +51,9 @@ async function open(node: FirnProcess, alias: string, chainId: bigint): Promise<
   return { node, client, chainId, nonces: keys.map(() => 0n) }
 }
 
-/** the next BENCH_TXS transfers of a chain's senders, signed before the clock */
-function nextTxs(chain: Chain): SignedTx[] {
-  const txs = signTransfers(keys, TXS, chain.nonces, chain.chainId)
+/** the next `count` transfers of a chain's senders, signed before the clock */
+function nextTxs(chain: Chain, count = TXS): SignedTx[] {
+  const txs = signTransfers(keys, count, chain.nonces, chain.chainId)
   for (const tx of txs) if (tx.nonce >= chain.nonces[tx.sender]!) chain.nonces[tx.sender] = tx.nonce + 1n
   return txs
 }
@@ -63,8 +65,8 @@ async function send(chain: Chain, txs: SignedTx[]): Promise<void> {
 }
 
 /** tx/s of these chains each sending its next batch at once, and the node's CPU per tx (µs) */
-async function timed(chains: Chain[]): Promise<{ txPerSec: number; cpuUsPerTx: number }> {
-  const batches = chains.map(nextTxs)
+async function timed(chains: Chain[], count = TXS): Promise<{ txPerSec: number; cpuUsPerTx: number }> {
+  const batches = chains.map((c) => nextTxs(c, count))
   const pid = chains[0]!.node.pid
   const cpu0 = await cpuMs(pid)
   const t0 = performance.now()
@@ -88,16 +90,22 @@ try {
   const c = await open(double, 'C', CHAIN_ID)
   const d = await open(double, 'D', BigInt(D_CHAIN_ID))
 
+  // warm both processes up (JIT, pools, caches) before any clock
+  await timed([one], WARMUP_TXS)
+  await timed([c, d], WARMUP_TXS)
   const runs: { one: number; twoIdle: number; twoBusy: number; oneCpu: number; twoIdleCpu: number }[] = []
   for (let r = 0; r < ROUNDS; r++) {
-    const a = await timed([one])
+    // alternate which node goes first, so neither always runs after the other's writes
+    const first = r % 2 === 0
+    const a = first ? await timed([one]) : undefined
     const b = await timed([c])
+    const a2 = a ?? (await timed([one]))
     const both = await timed([c, d])
     runs.push({
-      one: a.txPerSec,
+      one: a2.txPerSec,
       twoIdle: b.txPerSec,
       twoBusy: both.txPerSec,
-      oneCpu: a.cpuUsPerTx,
+      oneCpu: a2.cpuUsPerTx,
       twoIdleCpu: b.cpuUsPerTx,
     })
     process.stderr.write(`round ${r + 1}: ${JSON.stringify(runs.at(-1))}\n`)
