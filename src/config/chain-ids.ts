@@ -24,7 +24,7 @@ const FUJI: ChainIds = {
   avaxAssetId: 'U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK',
 }
 
-/** Local and every custom network use the local genesis (no `--genesis-file` support yet). */
+/** Local and every custom network use the local genesis's P, X and C IDs and asset (a `--genesis-file` declares more chains). */
 const LOCAL: ChainIds = {
   P: P_CHAIN_ID,
   X: '2eNy1mUFdmaxXNj1eQHUe7Np4gju9sJsEtWQ4MX3ToiNKuADed',

@@ -15,6 +15,7 @@ import { type ChainRoutes, chainRoutes } from '../api/chain-routes.js'
 import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
 import { infoService } from '../api/info/service.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
+import { avmService, platformService } from '../api/primary/service.js'
 import { registerBuiltinVms } from '../chains/builtin-vms.js'
 import { loadVmPlugins } from '../chains/plugins.js'
 import { ChainRegistry } from '../chains/registry.js'
@@ -309,6 +310,16 @@ async function build(
     })
     http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([admin], { onError }) })
   }
+  // the X and P calls avalanchejs's getContextFromURI makes, from the preset's constants (src/api/primary)
+  const primary = { networkId: config.networkId, avaxAssetId: chains.ids.avaxAssetId, fees: config.fees }
+  http.router.addRoute(`bc/${chains.ids.X}`, '', {
+    kind: 'jsonrpc',
+    endpoint: createJsonRpcEndpoint([avmService(primary)], { onError }),
+  })
+  http.router.addRoute(`bc/${chains.ids.P}`, '', {
+    kind: 'jsonrpc',
+    endpoint: createJsonRpcEndpoint([platformService()], { onError }),
+  })
   registerDefaultAliases(http.router, chains)
   // each chain's base answers 503 with the reason until its VM hands its handlers over (chain-routes.ts)
   const routes = new Map<string, ChainRoutes>()
