@@ -1,0 +1,13 @@
+/** Shared memory between chains and its UTXO index (see shared-memory.ts). */
+export { type ChainIdLike, sharedId } from './keys.js'
+export { seedOnce } from './seed.js'
+export {
+  type BatchTarget,
+  type ChainedBatchLike,
+  type Element,
+  type IndexedResult,
+  type Requests,
+  type RequestsByPeer,
+  SharedMemory,
+  type SharedMemoryOp,
+} from './shared-memory.js'
