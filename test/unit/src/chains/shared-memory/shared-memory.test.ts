@@ -335,8 +335,8 @@ describe('SharedMemory.indexed: the paging of getUTXOs', () => {
     }
     const got: string[] = []
     const gotSet = new Set<string>()
-    let startTrait = new Uint8Array(20)
-    let startKey = new Uint8Array(32)
+    let startTrait: Uint8Array = new Uint8Array(20)
+    let startKey: Uint8Array = new Uint8Array(32)
     let pages = 0
     for (;;) {
       const page = await sm.indexed(C, X, traits, startTrait, startKey, 100)
@@ -405,8 +405,8 @@ describe('SharedMemory at scale', () => {
     const tPut = performance.now() - t0
     const got: string[] = []
     const seen = new Set<string>()
-    let startTrait = new Uint8Array(20)
-    let startKey = new Uint8Array(32)
+    let startTrait: Uint8Array = new Uint8Array(20)
+    let startKey: Uint8Array = new Uint8Array(32)
     const times: number[] = []
     for (;;) {
       const t = performance.now()
