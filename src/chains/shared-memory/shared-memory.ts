@@ -234,12 +234,19 @@ export class SharedMemory {
         throw new FirnError(`shared memory: two requests for the peer chain ${idToString(entries[i]!.peer)}`)
       }
     }
+    // what is staged so far (null: deleted), over what the database holds (read ahead, one getMany per side)
     const overlay = new Map<string, StoredElement | null>()
+    const stored = new Map<string, Uint8Array | undefined>()
+    const readAhead = async (vks: Uint8Array[]) => {
+      if (vks.length === 0) return
+      const raw: (Uint8Array | undefined)[] = await this.sublevel.getMany(vks)
+      vks.forEach((vk, i) => stored.set(hex(vk), raw[i]))
+    }
     const ops: RawOp[] = []
     const load = async (vk: Uint8Array): Promise<StoredElement | undefined> => {
       const k = hex(vk)
       if (overlay.has(k)) return overlay.get(k) ?? undefined
-      const raw = await this.sublevel.get(vk)
+      const raw = stored.has(k) ? stored.get(k) : await this.sublevel.get(vk)
       return raw === undefined ? undefined : decodeElement(raw)
     }
     const set = (vk: Uint8Array, e: StoredElement | null) => {
@@ -250,6 +257,11 @@ export class SharedMemory {
     const startSeq = seq
     for (const { peer, req } of entries) {
       const inbound = side(mine, peer, 'inbound')
+      const outbound = side(mine, peer, 'outbound')
+      await readAhead([
+        ...(req.removeRequests ?? []).map((k) => valueKey(inbound, k)),
+        ...(req.putRequests ?? []).map((e) => valueKey(outbound, e.key)),
+      ])
       for (const key of req.removeRequests ?? []) {
         const vk = valueKey(inbound, key)
         const e = await load(vk)
@@ -261,7 +273,6 @@ export class SharedMemory {
         for (const t of e.traits) ops.push({ type: 'del', key: indexKey(inbound, t, e.seq, key) })
         set(vk, null)
       }
-      const outbound = side(mine, peer, 'outbound')
       for (const el of req.putRequests ?? []) {
         const vk = valueKey(outbound, el.key)
         const e = await load(vk)
