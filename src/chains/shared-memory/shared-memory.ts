@@ -240,7 +240,9 @@ export class SharedMemory {
     const readAhead = async (vks: Uint8Array[]) => {
       if (vks.length === 0) return
       const raw: (Uint8Array | undefined)[] = await this.sublevel.getMany(vks)
-      vks.forEach((vk, i) => stored.set(hex(vk), raw[i]))
+      vks.forEach((vk, i) => {
+        stored.set(hex(vk), raw[i])
+      })
     }
     const ops: RawOp[] = []
     const load = async (vk: Uint8Array): Promise<StoredElement | undefined> => {
