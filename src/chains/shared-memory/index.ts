@@ -11,3 +11,4 @@ export {
   SharedMemory,
   type SharedMemoryOp,
 } from './shared-memory.js'
+export { type AtomicUtxoPage, clampUtxoLimit, getAtomicUtxos, MAX_UTXOS_TO_FETCH } from './utxo-page.js'
