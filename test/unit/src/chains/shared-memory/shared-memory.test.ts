@@ -155,6 +155,25 @@ async function countKeys(sm: SharedMemory): Promise<number> {
   return n
 }
 
+describe("the reference's TestSharedMemoryIndexed (chains/atomic/atomictest)", () => {
+  it('answers as the reference does, one-byte keys and traits, nil start', async () => {
+    const { db } = await freshDb()
+    const sm = new SharedMemory(db)
+    const b = (...x: number[]) => Uint8Array.from(x)
+    await sm.apply(X, new Map([[C, { putRequests: [{ key: b(0), value: b(1), traits: [b(2), b(3)] }] }]]))
+    await sm.apply(X, new Map([[C, { putRequests: [{ key: b(4), value: b(5), traits: [b(2), b(3)] }] }]]))
+    const values = async (me: Uint8Array, peer: Uint8Array, traits: Uint8Array[], limit: number) =>
+      (await sm.indexed(me, peer, traits, undefined, undefined, limit)).values.map(hex)
+    assert.deepEqual(await values(X, C, [b(2)], 1), [])
+    assert.deepEqual(await values(C, X, [b(2)], 0), [])
+    assert.deepEqual(await values(C, X, [b(2)], 1), ['05'])
+    assert.deepEqual(await values(C, X, [b(2)], 2), ['05', '01'])
+    assert.deepEqual(await values(C, X, [b(2)], 3), ['05', '01'])
+    assert.deepEqual(await values(C, X, [b(3)], 3), ['05', '01'])
+    assert.deepEqual(await values(C, X, [b(2), b(3)], 3), ['05', '01'])
+  })
+})
+
 describe('SharedMemory writes in the caller batch', () => {
   it('stages into a chained batch of the database, visible only when the batch is written with the rest', async () => {
     const { db } = await freshDb()
