@@ -414,6 +414,39 @@ describe('SharedMemory across a restart, and seeding', () => {
   })
 })
 
+describe('SharedMemory: concurrency and the in-memory database', () => {
+  it('applies without a batch one after another: of two racing puts of one key exactly one wins', async () => {
+    const { db } = await freshDb()
+    const sm = new SharedMemory(db)
+    const k = id32(1)
+    const results = await Promise.allSettled([
+      sm.apply(X, new Map([[C, { putRequests: [el(k, 'first', addr(1))] }]])),
+      sm.apply(X, new Map([[C, { putRequests: [el(k, 'second', addr(1))] }]])),
+      sm.apply(X, new Map([[C, { putRequests: [el(id32(2), 'other', addr(1))] }]])),
+    ])
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    )
+    assert.deepEqual((await sm.get(C, X, [k])).map(text), ['first'])
+    assert.deepEqual((await sm.indexed(C, X, [addr(1)], undefined, undefined, 10)).values.map(text), ['other', 'first'])
+  })
+
+  it('works the same on memdb', async () => {
+    const db = await openDatabase({ type: 'memdb', path: '' })
+    open.push(db)
+    const sm = new SharedMemory(db)
+    await putMany(sm, addr(1), [id32(1), id32(2), id32(3)], 2)
+    const page = await sm.indexed(C, X, [addr(1)], addr(1), id32(2), 10)
+    assert.deepEqual(page.keys.map(hex), [id32(2), id32(1)].map(hex))
+    await sm.apply(C, new Map([[X, { removeRequests: [id32(2)] }]]))
+    assert.deepEqual((await sm.indexed(C, X, [addr(1)], undefined, undefined, 10)).values.map(text), [
+      hex(id32(3)),
+      hex(id32(1)),
+    ])
+  })
+})
+
 describe('SharedMemory at scale', () => {
   it('pages 10,000 UTXOs of one address in pages of 1,024', async () => {
     const { db } = await freshDb()
