@@ -4,6 +4,7 @@ export { seedOnce } from './seed.js'
 export {
   type BatchTarget,
   type ChainedBatchLike,
+  type ChainSharedMemory,
   type Element,
   type IndexedResult,
   type Requests,

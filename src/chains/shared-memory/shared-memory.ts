@@ -88,6 +88,21 @@ export interface IndexedResult {
   lastKey: Uint8Array | undefined
 }
 
+/** One chain's view of shared memory (what a VM is given). */
+export interface ChainSharedMemory {
+  readonly chainId: Uint8Array
+  get(peer: ChainIdLike, keys: readonly Uint8Array[]): Promise<Uint8Array[]>
+  indexed(
+    peer: ChainIdLike,
+    traits: readonly Uint8Array[],
+    startTrait: Uint8Array | undefined,
+    startKey: Uint8Array | undefined,
+    limit: number,
+  ): Promise<IndexedResult>
+  apply(requests: RequestsByPeer, batch?: BatchTarget): Promise<void>
+  exclusive<T>(fn: () => Promise<T>): Promise<T>
+}
+
 type RawOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array }
 
 const EMPTY = new Uint8Array(0)
@@ -99,7 +114,9 @@ const SEEDED_PREFIX = 4
 
 export class SharedMemory {
   readonly sublevel: Sub
-  private seq: number | undefined
+  /** the last insertion number handed out (numbers of batches never written are skipped: gaps are harmless) */
+  private seq = 0
+  private seqLoaded: Promise<void> | undefined
   private queue: Promise<unknown> = Promise.resolve()
 
   constructor(db: Database) {
@@ -117,6 +134,19 @@ export class SharedMemory {
       () => undefined,
     )
     return run
+  }
+
+  /** This memory as chain `me` sees it: the reference's `Memory.NewSharedMemory(chainID)`. */
+  forChain(me: ChainIdLike): ChainSharedMemory {
+    const id = chainIdBytes(me)
+    return {
+      chainId: id,
+      get: (peer, keys) => this.get(id, peer, keys),
+      indexed: (peer, traits, startTrait, startKey, limit) =>
+        this.indexed(id, peer, traits, startTrait, startKey, limit),
+      apply: (requests, batch) => this.apply(id, requests, batch),
+      exclusive: (fn) => this.exclusive(fn),
+    }
   }
 
   /** The values `peer` put for `me` under `keys`, in order; `not found` if any is missing. */
@@ -255,8 +285,8 @@ export class SharedMemory {
       overlay.set(hex(vk), e)
       ops.push(e === null ? { type: 'del', key: vk } : { type: 'put', key: vk, value: encodeElement(e) })
     }
-    let seq = await this.lastSeq()
-    const startSeq = seq
+    await this.loadSeq()
+    let lastSeq = 0
     for (const { peer, req } of entries) {
       const inbound = side(mine, peer, 'inbound')
       const outbound = side(mine, peer, 'outbound')
@@ -285,15 +315,16 @@ export class SharedMemory {
           }
           throw new FirnError(`duplicate put: Key=0x${hex(el.key)} Value=0x${hex(el.value)}`)
         }
-        seq++
+        // handed out at once, so stagers that overlap never share a number
+        const seq = ++this.seq
+        lastSeq = seq
         for (const t of el.traits) ops.push({ type: 'put', key: indexKey(outbound, t, seq, el.key), value: EMPTY })
         set(vk, { present: true, value: el.value, traits: [...el.traits], seq })
       }
     }
-    if (seq !== startSeq) {
-      this.seq = seq
+    if (lastSeq !== 0) {
       const b = new Uint8Array(8)
-      new DataView(b.buffer).setBigUint64(0, BigInt(seq))
+      new DataView(b.buffer).setBigUint64(0, BigInt(lastSeq))
       ops.push({ type: 'put', key: SEQ_KEY, value: b })
     }
     return [...ops, ...extra]
@@ -322,14 +353,12 @@ export class SharedMemory {
     return concatBytes(s.valueBase.subarray(0, 32), Uint8Array.of(SEEDED_PREFIX, s.valueBase[32]!))
   }
 
-  private async lastSeq(): Promise<number> {
-    if (this.seq === undefined) {
+  private loadSeq(): Promise<void> {
+    this.seqLoaded ??= (async () => {
       const raw = await this.sublevel.get(SEQ_KEY)
-      const stored = raw === undefined ? 0 : Number(new DataView(raw.buffer, raw.byteOffset, 8).getBigUint64(0))
-      // another apply may have moved it on meanwhile
-      this.seq = Math.max(this.seq ?? 0, stored)
-    }
-    return this.seq
+      this.seq = raw === undefined ? 0 : Number(new DataView(raw.buffer, raw.byteOffset, 8).getBigUint64(0))
+    })()
+    return this.seqLoaded
   }
 }
 

@@ -432,6 +432,24 @@ describe('SharedMemory: concurrency and the in-memory database', () => {
     assert.deepEqual((await sm.indexed(C, X, [addr(1)], undefined, undefined, 10)).values.map(text), ['other', 'first'])
   })
 
+  it('overlapping applies into separate batches hand out distinct insertion numbers', async () => {
+    const { db } = await freshDb()
+    const sm = new SharedMemory(db)
+    const x = sm.forChain(X)
+    const a: Parameters<SharedMemory['stageInto']>[1] = []
+    const b: Parameters<SharedMemory['stageInto']>[1] = []
+    await Promise.all([
+      x.apply(new Map([[C, { putRequests: [el(id32(1), 'a', addr(1))] }]]), a),
+      x.apply(new Map([[C, { putRequests: [el(id32(2), 'b', addr(1))] }]]), b),
+    ])
+    await db.batch(a as never)
+    await db.batch(b as never)
+    const page = await sm.forChain(C).indexed(X, [addr(1)], undefined, undefined, 10)
+    assert.deepEqual(page.values.map(text).sort(), ['a', 'b'])
+    await x.apply(new Map([[C, { putRequests: [el(id32(3), 'c', addr(1))] }]]))
+    assert.equal(text((await sm.forChain(C).indexed(X, [addr(1)], undefined, undefined, 1)).values[0]!), 'c')
+  })
+
   it('works the same on memdb', async () => {
     const db = await openDatabase({ type: 'memdb', path: '' })
     open.push(db)
