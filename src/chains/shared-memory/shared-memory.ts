@@ -324,7 +324,7 @@ export class SharedMemory {
     }
     if (lastSeq !== 0) {
       const b = new Uint8Array(8)
-      new DataView(b.buffer).setBigUint64(0, BigInt(lastSeq))
+      new DataView(b.buffer).setBigUint64(0, BigInt(this.seq))
       ops.push({ type: 'put', key: SEQ_KEY, value: b })
     }
     return [...ops, ...extra]
