@@ -1,0 +1,141 @@
+/**
+ * avalanchejs 5.2.0 with types: its .d.ts files import each other without file extensions, which TypeScript's
+ * NodeNext resolution (this repo's) does not follow, so the package's exports type as missing. The runtime
+ * module is fine; this file gives the parts Firn's tests use their types and re-exports them.
+ */
+import * as loaded from '@avalabs/avalanchejs'
+
+export interface Id {
+  toBytes(): Uint8Array
+  toString(): string
+}
+export interface Int {
+  value(): number
+}
+export interface BigIntPr {
+  value(): bigint
+}
+export interface Address {
+  toBytes(): Uint8Array
+}
+export interface OutputOwners {
+  readonly locktime: BigIntPr
+  readonly threshold: Int
+  readonly addrs: Address[]
+}
+export interface TransferOutput {
+  readonly amt: BigIntPr
+  readonly outputOwners: OutputOwners
+}
+export interface UtxoId {
+  readonly txID: Id
+  readonly outputIdx: Int
+  ID(): string
+}
+export interface Codec {
+  readonly _codec?: never
+}
+export interface Utxo {
+  readonly utxoId: UtxoId
+  readonly assetId: Id
+  readonly output: unknown
+  toBytes(codec: Codec): Uint8Array
+  /** the UTXO ID (input ID) as CB58 */
+  ID(): string
+}
+export interface Credential {
+  getSignatures(): string[]
+}
+export interface SignedTx {
+  readonly unsignedTx: unknown
+  getCredentials(): Credential[]
+  toBytes(): Uint8Array
+}
+export interface TransferableInput {
+  readonly utxoID: UtxoId
+  readonly assetId: Id
+  amount(): bigint
+  sigIndicies(): number[]
+}
+export interface TransferableOutput {
+  readonly assetId: Id
+  readonly output: unknown
+}
+export interface EvmOutput {
+  readonly address: Address
+  readonly amount: BigIntPr
+  readonly assetId: Id
+}
+export interface EvmInput extends EvmOutput {
+  readonly nonce: BigIntPr
+}
+export interface ImportTx {
+  readonly networkId: Int
+  readonly blockchainId: Id
+  readonly sourceChain: Id
+  readonly importedInputs: TransferableInput[]
+  readonly Outs: EvmOutput[]
+}
+export interface ExportTx {
+  readonly networkId: Int
+  readonly blockchainId: Id
+  readonly destinationChain: Id
+  readonly ins: EvmInput[]
+  readonly exportedOutputs: TransferableOutput[]
+}
+export interface UnsignedTx {
+  toBytes(): Uint8Array
+  getSignedTx(): SignedTx
+}
+/** avalanchejs's Context (the fields its EVM builders read) */
+export interface Context {
+  networkID: number
+  hrp: string
+  xBlockchainID: string
+  pBlockchainID: string
+  cBlockchainID: string
+  avaxAssetID: string
+  baseTxFee: bigint
+  createAssetTxFee: bigint
+}
+export interface Manager {
+  getDefaultCodec(): Codec
+  unpack(bytes: Uint8Array, type: unknown): unknown
+}
+
+type Ctor<A extends unknown[], T> = new (...args: A) => T
+
+export interface Avalanchejs {
+  Id: { fromHex(hex: string): Id; fromString(cb58: string): Id }
+  Int: Ctor<[number], Int>
+  BigIntPr: Ctor<[bigint], BigIntPr>
+  Address: Ctor<[Uint8Array], Address>
+  OutputOwners: Ctor<[BigIntPr, Int, Address[]], OutputOwners>
+  TransferOutput: Ctor<[BigIntPr, OutputOwners], TransferOutput>
+  Utxo: Ctor<[UtxoId, Id, TransferOutput], Utxo>
+  avaxSerial: { UTXOID: Ctor<[Id, Int], UtxoId>; SignedTx: unknown }
+  evmSerial: { ImportTx: Ctor<never[], ImportTx>; ExportTx: Ctor<never[], ExportTx> }
+  evm: {
+    newImportTxFromBaseFee(
+      context: Context,
+      toAddress: Uint8Array,
+      fromAddresses: Uint8Array[],
+      utxos: Utxo[],
+      sourceChain: string,
+      baseFee: bigint,
+    ): UnsignedTx
+    newExportTxFromBaseFee(
+      context: Context,
+      baseFee: bigint,
+      amount: bigint,
+      destinationChain: string,
+      fromAddress: Uint8Array,
+      toAddresses: Uint8Array[],
+      nonce: bigint,
+    ): UnsignedTx
+  }
+  addTxSignatures(args: { unsignedTx: UnsignedTx; privateKeys: Uint8Array[] }): Promise<void>
+  utils: { getManagerForVM(vm: 'EVM'): Manager }
+}
+
+export const ajs = loaded as unknown as Avalanchejs
