@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { decodeTx, decodeUtxo, encodeTx, encodeUtxo } from '../../../../../../src/chains/evm/atomic/codec.js'
+import { burned, dynamicFee, gasUsed } from '../../../../../../src/chains/evm/atomic/fees.js'
 import { toHex } from '../../../../../../src/chains/evm/atomic/hex.js'
 import { decodeSignedTx, idCb58, utxoIdOf } from '../../../../../../src/chains/evm/atomic/ids.js'
 import {
@@ -172,6 +173,8 @@ describe('atomic codec against avalanchejs 5.2.0', () => {
     assert.deepEqual(decoded.unsignedBytes, unsignedTx.toBytes())
     assert.deepEqual(encodeTx(decoded.tx), bytes)
     assert.deepEqual(recoverSigners(decoded.tx), [[EWOQ_SHORT], [EWOQ_SHORT]])
+    assert.equal(gasUsed(decoded.tx.unsigned), BigInt(decoded.unsignedBytes.length) + 2000n + 10_000n)
+    assert.equal(burned(decoded.tx.unsigned, LOCAL.avaxAssetId), gasUsed(decoded.tx.unsigned) * 25n)
     assert.equal(verifySyntax(decoded.tx.unsigned, syntaxCtx), undefined)
   })
 
@@ -195,6 +198,10 @@ describe('atomic codec against avalanchejs 5.2.0', () => {
     const sig = decoded.tx.credentials[0]?.signatures[0] as string
     assert.equal(recoverEvmAddress(hash, sig), EWOQ_EVM)
     assert.equal(verifySyntax(decoded.tx.unsigned, syntaxCtx), undefined)
+    // avalanchejs charged 25 nAVAX-per-gas x the reference's gas: 230 bytes + 1 signature + 10,000 = 11,230
+    assert.equal(gasUsed(decoded.tx.unsigned), 11_230n)
+    assert.equal(burned(decoded.tx.unsigned, LOCAL.avaxAssetId), 280_750n)
+    assert.equal(dynamicFee(11_230n, 25_000_000_000n), 280_750n)
   })
 
   it('writes txs that avalanchejs decodes to the same fields and re-encodes to the same bytes', () => {

@@ -13,6 +13,7 @@ import {
   MAX_CODEC_SIZE,
 } from '../../../../../../src/chains/evm/atomic/codec.js'
 import { AtomicError } from '../../../../../../src/chains/evm/atomic/errors.js'
+import { burned, dynamicFee, effectiveGasPrice, gasUsed } from '../../../../../../src/chains/evm/atomic/fees.js'
 import {
   decodeSignedTx,
   exportInputIdOf,
@@ -78,6 +79,23 @@ describe('atomic codec', () => {
     throwsCodec(
       () => decodeTxBatch(encodeTxBatch([])),
       'cannot build a block with non-empty extra data and zero atomic transactions',
+    )
+  })
+
+  it('counts gas and burn as the reference (11,230 gas; 280,750 nAVAX at 25 gwei; 1 nAVAX at 1 wei)', () => {
+    assert.equal(gasUsed(importTx()), 11_230n)
+    assert.equal(gasUsed(exportTx()), 11_230n)
+    assert.equal(gasUsed(exportTx(), false), 1_230n)
+    assert.equal(dynamicFee(11_230n, 25_000_000_000n), 280_750n)
+    assert.equal(dynamicFee(11_230n, 1n), 1n)
+    assert.equal(burned(importTx(), LOCAL.avaxAssetId), 1_000_000n)
+    assert.equal(burned(importTx(), txId), 0n)
+    assert.equal(effectiveGasPrice(importTx(), LOCAL.avaxAssetId), (1_000_000n * 1_000_000_000n) / 11_230n)
+    const over = importTx()
+    ;(over.outputs[0] as { amount: bigint }).amount = 6_000_000n
+    assert.throws(
+      () => burned(over, LOCAL.avaxAssetId),
+      (e: unknown) => e instanceof AtomicError && e.message === 'underflow',
     )
   })
 
