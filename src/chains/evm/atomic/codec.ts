@@ -165,10 +165,18 @@ export function decodeUtxo(bytes: Uint8Array): Utxo {
   })
 }
 
-/** AP5+ `blockExtraData` (version + u32 count + txs) -> the txs; empty bytes are no txs. */
+/**
+ * AP5+ `blockExtraData` (version + u32 count + txs) -> the txs; empty bytes are no txs. Each tx's signed bytes
+ * (and so its ID) are `encodeTx(tx)`, as the reference re-marshals each one.
+ */
 export function decodeTxBatch(bytes: Uint8Array): AtomicTx[] {
   if (bytes.length === 0) return []
-  const txs = unmarshal(bytes, (r) => r.slice((x) => readTx(x).tx))
+  let txs: AtomicTx[]
+  try {
+    txs = unmarshal(bytes, (r) => r.slice((x) => readTx(x).tx))
+  } catch (err) {
+    throw codecError(`failed to unmarshal atomic tx (AP5) due to ${(err as Error).message}`)
+  }
   if (txs.length === 0) throw codecError('cannot build a block with non-empty extra data and zero atomic transactions')
   return txs
 }

@@ -5,7 +5,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { idToString } from '../../../identity/ids.js'
-import { decodeTxSplit } from './codec.js'
+import { decodeTxSplit, encodeTx, encodeUnsignedTx } from './codec.js'
 import { fromHex, toHex } from './hex.js'
 import type { AtomicTx, EvmInput, Hex, TransferableInput, UnsignedAtomicTx } from './types.js'
 
@@ -57,4 +57,10 @@ export interface DecodedTx {
 export function decodeSignedTx(signedBytes: Uint8Array): DecodedTx {
   const { tx, unsignedLength } = decodeTxSplit(signedBytes)
   return { tx, id: txIdOf(signedBytes), signedBytes, unsignedBytes: signedBytes.slice(0, unsignedLength) }
+}
+
+/** A tx's bytes and ID from its value (a tx of a `blockExtraData` batch, a tx just signed). */
+export function decodedOf(tx: AtomicTx): DecodedTx {
+  const signedBytes = encodeTx(tx)
+  return { tx, id: txIdOf(signedBytes), signedBytes, unsignedBytes: encodeUnsignedTx(tx.unsigned) }
 }

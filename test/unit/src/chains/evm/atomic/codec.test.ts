@@ -15,6 +15,7 @@ import {
 import { AtomicError } from '../../../../../../src/chains/evm/atomic/errors.js'
 import { burned, dynamicFee, effectiveGasPrice, gasUsed } from '../../../../../../src/chains/evm/atomic/fees.js'
 import {
+  decodedOf,
   decodeSignedTx,
   exportInputIdOf,
   idCb58,
@@ -76,6 +77,11 @@ describe('atomic codec', () => {
     const batch = encodeTxBatch(txs)
     assert.deepEqual(decodeTxBatch(batch), txs)
     assert.deepEqual(decodeTxBatch(new Uint8Array(0)), [])
+    assert.deepEqual(decodedOf(txs[1] as AtomicTx), decodeSignedTx(encodeTx(txs[1] as AtomicTx)))
+    throwsCodec(
+      () => decodeTxBatch(batch.subarray(0, 10)),
+      "failed to unmarshal atomic tx (AP5) due to couldn't unmarshal uint32: packer has insufficient length for input",
+    )
     throwsCodec(
       () => decodeTxBatch(encodeTxBatch([])),
       'cannot build a block with non-empty extra data and zero atomic transactions',
@@ -166,6 +172,25 @@ describe('atomic codec', () => {
       () => decodeUtxo(utxo),
       "couldn't unmarshal interface: *secp256k1fx.OutputOwners does not implement interface verify.State",
     )
+  })
+
+  it('never crashes: every one-byte change and every truncation decodes or fails with an AtomicError', () => {
+    for (const good of [encodeTx(signTx(importTx(), [[EWOQ_KEY]])), encodeTx(signTx(exportTx(), [[EWOQ_KEY]]))]) {
+      for (let i = 0; i < good.length; i++) {
+        for (const value of [0x00, 0x01, 0x07, 0x7f, 0xff]) {
+          const bytes = Uint8Array.from(good)
+          bytes[i] = value
+          try {
+            const tx = decodeTx(bytes)
+            assert.deepEqual(encodeTx(tx), bytes)
+          } catch (err) {
+            assert.ok(err instanceof AtomicError, `byte ${i} = ${value}: ${String(err)}`)
+          }
+        }
+        assert.throws(() => decodeTx(good.subarray(0, i)), AtomicError)
+        assert.throws(() => decodeUtxo(good.subarray(0, i)), AtomicError)
+      }
+    }
   })
 
   it('refuses to write more than the codec maximum', () => {
