@@ -135,7 +135,11 @@ export interface Avalanchejs {
     ): UnsignedTx
   }
   addTxSignatures(args: { unsignedTx: UnsignedTx; privateKeys: Uint8Array[] }): Promise<void>
-  utils: { getManagerForVM(vm: 'EVM'): Manager }
+  utils: {
+    getManagerForVM(vm: 'EVM'): Manager
+    format(chainAlias: string, hrp: string, addr: Uint8Array): string
+    parse(address: string): [string, string, Uint8Array]
+  }
 }
 
 export const ajs = loaded as unknown as Avalanchejs

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
+import { formatLocalAddress, parseLocalAddress } from '../../../../../../src/chains/evm/atomic/address.js'
 import { decodeTx, decodeUtxo, encodeTx, encodeUtxo } from '../../../../../../src/chains/evm/atomic/codec.js'
 import { burned, dynamicFee, gasUsed } from '../../../../../../src/chains/evm/atomic/fees.js'
 import { toHex } from '../../../../../../src/chains/evm/atomic/hex.js'
@@ -136,6 +137,20 @@ const syntaxCtx = {
 }
 
 describe('atomic codec against avalanchejs 5.2.0', () => {
+  it('formats and parses chain addresses as avalanchejs', () => {
+    const addrCtx = {
+      networkId: LOCAL.networkId,
+      chainId: LOCAL.cChainId,
+      primaryAlias: 'C',
+      lookup: (alias: string) => (alias === 'C' ? LOCAL.cChainId : LOCAL.xChainId),
+    }
+    for (const short of [EWOQ_SHORT, `0x${'00'.repeat(20)}`, `0x${'ff'.repeat(20)}`, `0x${'5a'.repeat(20)}`]) {
+      const text = formatLocalAddress(addrCtx, short)
+      assert.equal(text, utils.format('C', 'local', bytesOf(short)))
+      assert.equal(parseLocalAddress(addrCtx, text), hex(utils.parse(text)[2]))
+    }
+  })
+
   it('reads and writes UTXO bytes as avalanchejs, with the same UTXO ID', () => {
     const utxo = ajsUtxo(`0x${'a1'.repeat(32)}`, 3, 123_456_789n)
     const ajsBytes = withVersion(utxo.toBytes(codec))
@@ -173,6 +188,8 @@ describe('atomic codec against avalanchejs 5.2.0', () => {
     assert.deepEqual(decoded.unsignedBytes, unsignedTx.toBytes())
     assert.deepEqual(encodeTx(decoded.tx), bytes)
     assert.deepEqual(recoverSigners(decoded.tx), [[EWOQ_SHORT], [EWOQ_SHORT]])
+    // RFC 6979 signatures are deterministic: Firn signing the same unsigned tx writes the same signed bytes
+    assert.deepEqual(encodeTx(signTx(decoded.tx.unsigned, [[EWOQ_KEY], [EWOQ_KEY]])), bytes)
     assert.equal(gasUsed(decoded.tx.unsigned), BigInt(decoded.unsignedBytes.length) + 2000n + 10_000n)
     assert.equal(burned(decoded.tx.unsigned, LOCAL.avaxAssetId), gasUsed(decoded.tx.unsigned) * 25n)
     assert.equal(verifySyntax(decoded.tx.unsigned, syntaxCtx), undefined)
@@ -197,6 +214,7 @@ describe('atomic codec against avalanchejs 5.2.0', () => {
     const hash = signingHash(decoded.unsignedBytes)
     const sig = decoded.tx.credentials[0]?.signatures[0] as string
     assert.equal(recoverEvmAddress(hash, sig), EWOQ_EVM)
+    assert.deepEqual(encodeTx(signTx(decoded.tx.unsigned, [[EWOQ_KEY]])), bytes)
     assert.equal(verifySyntax(decoded.tx.unsigned, syntaxCtx), undefined)
     // avalanchejs charged 25 nAVAX-per-gas x the reference's gas: 230 bytes + 1 signature + 10,000 = 11,230
     assert.equal(gasUsed(decoded.tx.unsigned), 11_230n)
