@@ -2,7 +2,8 @@
  * The pure parts of the reference's semantic verification (coreth's semanticVerifier, secp256k1fx's
  * VerifyTransfer, avax's FlowChecker), with its texts: the flow check at a given fee, an import's credentials
  * against the UTXOs it spends, an export's credentials against its EVM inputs. What needs state (shared memory,
- * balances, nonces, processing ancestors) is the caller's.
+ * balances, nonces, processing ancestors) is the caller's. The reference's order: verifySyntax, flowProblem at
+ * the fee, credentialCountProblem, (import) read the UTXOs, importCredentialsProblem / exportCredentialsProblem.
  */
 import { shortIdToString } from '../../../identity/ids.js'
 import { encodeUnsignedTx } from './codec.js'
@@ -63,6 +64,23 @@ const signatureText = (fn: () => Hex): Hex | { error: string } => {
 }
 
 /**
+ * The credential count: one per import input (`incorrect number of credentials: (inputs vs. creds)`), one per
+ * export input. The reference checks it after the flow check and, for an import, before reading shared memory.
+ */
+export function credentialCountProblem(tx: AtomicTx): string | undefined {
+  const u = tx.unsigned
+  const n = tx.credentials.length
+  if (u.type === 'import') {
+    return n === u.importedInputs.length
+      ? undefined
+      : `incorrect number of credentials: (${u.importedInputs.length} vs. ${n})`
+  }
+  return n === u.inputs.length
+    ? undefined
+    : `export tx contained incorrect number of credentials want ${u.inputs.length} got ${n}`
+}
+
+/**
  * An import's credentials against the UTXOs it spends (`utxos[i]` for input i, as read from shared memory):
  * counts, assets, then secp256k1fx's VerifyTransfer wrapped as `import tx transfer failed verification: ...`.
  * `nowUnix` is the chain's clock for locktimes.
@@ -70,9 +88,8 @@ const signatureText = (fn: () => Hex): Hex | { error: string } => {
 export function importCredentialsProblem(tx: AtomicTx, utxos: readonly Utxo[], nowUnix: bigint): string | undefined {
   const u = tx.unsigned
   if (u.type !== 'import') return undefined
-  if (tx.credentials.length !== u.importedInputs.length) {
-    return `incorrect number of credentials: (${u.importedInputs.length} vs. ${tx.credentials.length})`
-  }
+  const count = credentialCountProblem(tx)
+  if (count) return count
   const hash = signingHash(encodeUnsignedTx(u))
   for (const [i, input] of u.importedInputs.entries()) {
     const utxo = utxos[i] as Utxo
@@ -112,9 +129,8 @@ export function importCredentialsProblem(tx: AtomicTx, utxos: readonly Utxo[], n
 export function exportCredentialsProblem(tx: AtomicTx): string | undefined {
   const u = tx.unsigned
   if (u.type !== 'export') return undefined
-  if (u.inputs.length !== tx.credentials.length) {
-    return `export tx contained incorrect number of credentials want ${u.inputs.length} got ${tx.credentials.length}`
-  }
+  const count = credentialCountProblem(tx)
+  if (count) return count
   const hash = signingHash(encodeUnsignedTx(u))
   for (const [i, input] of u.inputs.entries()) {
     const sigs = (tx.credentials[i] as AtomicTx['credentials'][number]).signatures

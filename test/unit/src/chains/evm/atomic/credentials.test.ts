@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import {
+  credentialCountProblem,
   exportCredentialsProblem,
   flowProblem,
   importCredentialsProblem,
@@ -94,6 +95,11 @@ describe('atomic credentials and flow', () => {
   it("checks an export's credentials with the reference's texts", () => {
     const good = signTx(exportTx(), [[EWOQ_KEY]])
     assert.equal(exportCredentialsProblem(good), undefined)
+    assert.equal(credentialCountProblem(good), undefined)
+    assert.equal(
+      credentialCountProblem({ ...good, credentials: [] }),
+      'export tx contained incorrect number of credentials want 1 got 0',
+    )
     assert.equal(
       exportCredentialsProblem({ ...good, credentials: [] }),
       'export tx contained incorrect number of credentials want 1 got 0',
