@@ -34,8 +34,8 @@ describe('avalanchejs context from a Firn node', () => {
     assert.equal(ctx.pBlockchainID, '11111111111111111111111111111111LpoYY')
     assert.equal(ctx.baseTxFee, 1_000_000n)
     assert.equal(ctx.createAssetTxFee, 1_000_000n)
-    assert.equal(ctx.platformFeeConfig.maxCapacity, 1_000_000n)
-    assert.equal(ctx.platformFeeConfig.excessConversionConstant, 2_164_043n)
+    assert.equal(ctx.platformFeeConfig?.maxCapacity, 1_000_000n)
+    assert.equal(ctx.platformFeeConfig?.excessConversionConstant, 2_164_043n)
   })
 
   it('answers with the reference shapes and texts, at every alias of X and P', async () => {
