@@ -11,6 +11,7 @@ import type { AbstractLevel, AbstractSublevel } from 'abstract-level'
 import type { Observable } from 'rxjs'
 import type { EthHandlers } from '../rpc/eth-types.js'
 import type { RpcService } from '../rpc/service.js'
+import type { ChainSharedMemory } from './shared-memory/shared-memory.js'
 
 /**
  * The chain's own store: a sublevel of the node's LevelDB (the `abstract-level` API: get, put, del, batch,
@@ -78,6 +79,10 @@ export interface ChainVmContext {
   dev: boolean
   /** app messages to the chain's other validators */
   app: AppSender
+  /** the chain's view of the node's shared memory: atomic UTXOs between chains (the reference's SharedMemory) */
+  sharedMemory?: ChainSharedMemory
+  /** an alias or CB58 chain ID -> the chain ID (CB58); throws `there is no ID with alias: <a>` (the reference's BCLookup) */
+  lookupChain?: (alias: string) => string
 }
 
 /** A block as the VM knows it: parsed, built or fetched. */

@@ -12,6 +12,7 @@ import type { ChainRoutes } from '../api/chain-routes.js'
 import { readChainConfig } from '../chains/chain-config-file.js'
 import type { DeclaredChain } from '../chains/genesis/load.js'
 import { BlockProducer } from '../chains/producer.js'
+import type { SharedMemory } from '../chains/shared-memory/shared-memory.js'
 import { SnowmanChain } from '../chains/snowman/chain.js'
 import { SignedBlocks } from '../chains/snowman/signed-blocks.js'
 import { type ChainDatabase, type ChainVm, type ChainVmContext, chainVmProblem, type VmBlock } from '../chains/vm.js'
@@ -47,6 +48,9 @@ export interface ChainHostDeps {
   validators: ValidatorSet
   proposers: () => readonly Validator[]
   mailbox: MailboxStats
+  sharedMemory: SharedMemory
+  /** the node's chain aliases: an alias or CB58 chain ID -> the chain ID */
+  lookupChain: (alias: string) => string
 }
 
 /**
@@ -132,6 +136,8 @@ export async function openChain(
     config: await readChainConfig(nodeConfig.chainConfigDir, chain.chainId, aliases),
     dev: nodeConfig.dev || nodeConfig.devSpeed,
     app: chainAppSender(deps.p2p.chains, chain.chainId, () => deps.validators.list()),
+    sharedMemory: deps.sharedMemory.forChain(chain.chainId),
+    lookupChain: deps.lookupChain,
   }
   await vm.initialize(ctx)
   const closers: (() => Promise<void> | void)[] = [() => vm.shutdown()]

@@ -5,6 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
+import { hexToBytes } from '@ethereumjs/util'
 import { firstValueFrom } from 'rxjs'
 import { type Actor, type AnyActorRef, createActor, fromPromise, type InspectionEvent, waitFor } from 'xstate'
 import { type LoadVmsResult, nodeMachine } from '../../actors/node.machine.js'
@@ -17,14 +18,22 @@ import { infoService } from '../api/info/service.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
 import { avmService, platformService } from '../api/primary/service.js'
 import { registerBuiltinVms } from '../chains/builtin-vms.js'
+import { toHex } from '../chains/evm/atomic/hex.js'
+import { presetXUtxos } from '../chains/evm/atomic/preset-utxos.js'
+import { shortAddressOfKey } from '../chains/evm/atomic/sign.js'
+import { EWOQ_PRIVATE_KEY } from '../chains/evm/rules/presets.js'
 import { loadVmPlugins } from '../chains/plugins.js'
 import { ChainRegistry } from '../chains/registry.js'
+import { seedOnce } from '../chains/shared-memory/seed.js'
+import { SharedMemory } from '../chains/shared-memory/shared-memory.js'
 import { VmRegistry } from '../chains/vm-registry.js'
 import { chainIds } from '../config/chain-ids.js'
+import { NetworkId } from '../config/networks.js'
 import type { NodeConfig } from '../config/node-config.js'
 import { DATABASE_VERSION, SEMVER } from '../config/version.js'
 import { checkDatabaseVersion, type Database, openDatabase } from '../db/open.js'
 import { loadOrCreateSigner } from '../identity/bls.js'
+import { idFromString } from '../identity/ids.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
 import { benchlistSettings } from '../network/benching.js'
@@ -122,6 +131,15 @@ async function build(
     if (chains.aliaser.tryLookup(d.alias) === undefined) chains.aliaser.alias(d.chainId, d.alias)
   await chains.loadAliasesFile(config.chainAliasesFile, config.chainAliasesFileExplicit)
   const entries = declared.map((d) => ({ declared: d, entry: chains.create(d.chainId, d.vm) }))
+  // atomic UTXOs between chains; the local presets start with X -> C UTXOs of the test key (preset-utxos.ts)
+  const sharedMemory = new SharedMemory(db)
+  if (config.networkId !== NetworkId.mainnet && config.networkId !== NetworkId.fuji) {
+    const owner = shortAddressOfKey(hexToBytes(`0x${EWOQ_PRIVATE_KEY}`))
+    const elements = presetXUtxos(toHex(idFromString(chains.ids.avaxAssetId)), owner)
+    if (await seedOnce(sharedMemory, chains.ids.X, chains.ids.C, elements)) {
+      log.info('shared memory seeded', { source: 'X', destination: 'C', utxos: elements.length })
+    }
+  }
   for (const { entry } of entries) logs.get(entry.alias)
 
   // the actor system, once it runs: the chains' tx admission and admin API reach their actors through it
@@ -202,6 +220,8 @@ async function build(
         validators,
         proposers: () => proposerSet,
         mailbox,
+        sharedMemory,
+        lookupChain: (alias) => chains.aliaser.lookup(alias),
       },
     )
     cleanups.push(() => opened.close())

@@ -6,7 +6,7 @@
 import '../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { getContextFromURI } from '../helpers/avalanchejs.js'
+import { ajs, getContextFromURI } from '../helpers/avalanchejs.js'
 import { type FirnProcess, startFirn } from '../helpers/firn-process.js'
 
 const LOCAL_C = '2owdGqyG6FFzTHy5qhenDXQcEghvr571KZE3gSfRJERSJinuwC'
@@ -62,5 +62,58 @@ describe('avalanchejs context from a Firn node', () => {
     assert.equal(other.body.error?.message, 'rpc: can\'t find method "platform.GetHeight"')
     const wrongService = await node.rpc('/ext/bc/X', 'platform.getFeeConfig', {})
     assert.equal(wrongService.body.error?.message, 'rpc: can\'t find service "platform.GetFeeConfig"')
+  })
+
+  it('avax.getUTXOs / native.getUTXOs serve the preset X -> C UTXOs of the test key, paged as the reference pages', async () => {
+    const manager = ajs.utils.getManagerForVM('EVM')
+    const ewoqC = 'C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u'
+    const seen = new Set<string>()
+    for (const [path, method] of [
+      ['/ext/bc/C/avax', 'avax.getUTXOs'],
+      ['/ext/bc/C/native', 'native.getUTXOs'],
+    ] as const) {
+      let start: { address: string; utxo: string } | undefined
+      const ids = new Set<string>()
+      for (let page = 0; page < 5; page++) {
+        const args = { addresses: [ewoqC], sourceChain: 'X', limit: 2, ...(start ? { startIndex: start } : {}) }
+        // the object form and the one-element array form
+        const r = await node.rpc(path, method, page % 2 === 0 ? args : [args])
+        const res = r.body.result as { numFetched: string; utxos: string[]; endIndex: typeof start; encoding: string }
+        assert.equal(res.encoding, 'hex')
+        assert.equal(res.endIndex?.address, ewoqC)
+        for (const hex of res.utxos) {
+          // hex with its 4-byte checksum; avalanchejs decodes the UTXO bytes
+          const bytes = Buffer.from(hex.slice(2, -8), 'hex')
+          const utxo = manager.unpack(bytes, ajs.Utxo) as { ID(): string; assetId: { toString(): string } }
+          assert.equal(utxo.assetId.toString(), LOCAL_AVAX)
+          ids.add(utxo.ID())
+        }
+        start = res.endIndex
+        if (res.utxos.length < 2) break
+      }
+      // the start point is inclusive: pages overlap by one, and the five UTXOs all appear
+      assert.equal(ids.size, 5)
+      for (const id of ids) seen.add(id)
+    }
+    assert.equal(seen.size, 5)
+    const errors = [
+      [{ addresses: [], sourceChain: 'X' }, 'no addresses provided'],
+      [{ addresses: [ewoqC] }, 'no source chain provided'],
+      [{ addresses: [ewoqC], sourceChain: 'Q' }, 'problem parsing source chainID "Q": there is no ID with alias: Q'],
+      [
+        { addresses: ['X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u'], sourceChain: 'X' },
+        `couldn't parse address "X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u": expected chainID to be "${LOCAL_C}" but was "${LOCAL_X}"`,
+      ],
+    ] as const
+    for (const [params, message] of errors) {
+      const r = await node.rpc('/ext/bc/C/avax', 'avax.getUTXOs', params)
+      assert.equal(r.body.error?.message, message)
+    }
+    const version = await node.rpc('/ext/bc/C/native', 'native.version', {})
+    const node_ = await node.rpc('/ext/info', 'info.getNodeVersion', {})
+    assert.equal(
+      (version.body.result as { version: string }).version,
+      (node_.body.result as { vmVersions: { evm: string } }).vmVersions.evm,
+    )
   })
 })

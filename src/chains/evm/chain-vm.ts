@@ -24,6 +24,7 @@ import type { AskStatsSink } from '../../runtime/ask.js'
 import type { ChainVm, ChainVmContext, VmBlock, VmFactory, VmHandler } from '../vm.js'
 import { parseEvmLogLevel } from './api/admin.js'
 import { checkServiceNames, DEV_EXTRA_SERVICES, type ServiceName } from './api/apis.js'
+import { atomicServices } from './api/atomic.js'
 import type { SubmitTransaction } from './api/backend.js'
 import { createEvmHandlers, type EvmHandlers } from './api/handlers.js'
 import { EvmBlock } from './chain-block.js'
@@ -257,10 +258,29 @@ export class EvmChainVm implements ChainVm {
       apiMaxDurationMs: config.apiMaxDurationMs,
       httpBodyLimit: config.httpBodyLimit,
     }
+    const { ctx } = this.#open()
+    // the native-token API, where the node shares memory with the chain (`avax.*` at /avax, `native.*` at /native)
+    const atomic =
+      ctx.sharedMemory === undefined || ctx.lookupChain === undefined
+        ? undefined
+        : atomicServices({
+            networkId: ctx.networkId,
+            chainId: ctx.chainId,
+            alias: ctx.alias,
+            memory: ctx.sharedMemory,
+            lookupChain: ctx.lookupChain,
+            version: `v${SEMVER}`,
+          })
     return {
       '/rpc': { kind: 'eth', handlers: h.rpc, limits },
       '/ws': { kind: 'eth', handlers: h.rpc, limits },
       ...(h.admin === undefined ? {} : { '/admin': { kind: 'jsonrpc', services: h.admin, underscoreNames: true } }),
+      ...(atomic === undefined
+        ? {}
+        : {
+            '/avax': { kind: 'jsonrpc', services: [atomic.avax] },
+            '/native': { kind: 'jsonrpc', services: [atomic.native] },
+          }),
     }
   }
 

@@ -7,7 +7,7 @@
  */
 import { FirnError } from '../../runtime/errors.js'
 import { type ChainIdLike, hex } from './keys.js'
-import type { SharedMemory } from './shared-memory.js'
+import type { ChainSharedMemory, SharedMemory } from './shared-memory.js'
 
 /** coreth's maxUTXOsToFetch: a limit <= 0 or above it becomes it */
 export const MAX_UTXOS_TO_FETCH = 1024
@@ -40,11 +40,23 @@ export async function getAtomicUtxos(
   startUtxoId: Uint8Array = new Uint8Array(32),
   limit: number = MAX_UTXOS_TO_FETCH,
 ): Promise<AtomicUtxoPage> {
+  return getChainAtomicUtxos(memory.forChain(me), source, addresses, startAddress, startUtxoId, limit)
+}
+
+/** The same over one chain's view of shared memory (what a VM is given). */
+export async function getChainAtomicUtxos(
+  memory: Pick<ChainSharedMemory, 'indexed'>,
+  source: ChainIdLike,
+  addresses: readonly Uint8Array[],
+  startAddress: Uint8Array = new Uint8Array(20),
+  startUtxoId: Uint8Array = new Uint8Array(32),
+  limit: number = MAX_UTXOS_TO_FETCH,
+): Promise<AtomicUtxoPage> {
   const unique = new Map<string, Uint8Array>()
   for (const a of addresses) unique.set(hex(a), a)
-  let page: Awaited<ReturnType<SharedMemory['indexed']>>
+  let page: Awaited<ReturnType<ChainSharedMemory['indexed']>>
   try {
-    page = await memory.indexed(me, source, [...unique.values()], startAddress, startUtxoId, limit)
+    page = await memory.indexed(source, [...unique.values()], startAddress, startUtxoId, limit)
   } catch (e) {
     throw new FirnError(`error fetching atomic UTXOs: ${(e as Error).message}`)
   }
