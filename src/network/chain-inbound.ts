@@ -7,7 +7,7 @@
  * Consensus and bootstrap requests reach the chain as they come (the chain serialises them); app requests and
  * gossip go through a per-chain queue of `--consensus-app-concurrency` (APP_CONCURRENCY) workers, and a queued
  * request whose deadline passed is dropped. Ancestors are cut to what fits one frame (fitAncestors).
- * Reference: /work/shared/reference/consensus.md 3.8, 6, 7.3.
+ * Reference: ../shared/reference/consensus.md 3.8, 6, 7.3.
  */
 import type { Connection } from '@libp2p/interface'
 import type { AppGossip, AppReply, AppRequest } from '../../protocols/app/service.js'

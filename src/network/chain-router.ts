@@ -5,7 +5,7 @@
  * the reference's message (`PushQuery`, `Get`, `AppRequest` ...); Get -> Put does not feed the adaptive timeout,
  * AppRequest never counts on the benchlist. A request to a node without a handshaken session fails at once
  * (RequestFailedError 'failed'), to a benched node at once ('benched'); a malformed or mismatched response fails it
- * ('failed'). App gossip is fire and forget. Reference: /work/shared/reference/consensus.md 3.8, 4.5, 6, 7.1.
+ * ('failed'). App gossip is fire and forget. Reference: ../shared/reference/consensus.md 3.8, 4.5, 6, 7.1.
  */
 import type { PeerId } from '@libp2p/interface'
 import { equals } from 'uint8arrays/equals'
