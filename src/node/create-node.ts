@@ -5,35 +5,27 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { hexToBytes } from '@ethereumjs/util'
 import { firstValueFrom } from 'rxjs'
-import { type Actor, type AnyActorRef, createActor, fromPromise, type InspectionEvent, waitFor } from 'xstate'
+import { type Actor, type AnyActorRef, createActor, fromPromise, type InspectionEvent } from 'xstate'
 import { type LoadVmsResult, nodeMachine } from '../../actors/node.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import { adminService } from '../api/admin/service.js'
-import { type ChainRoutes, chainRoutes } from '../api/chain-routes.js'
+import type { ChainRoutes } from '../api/chain-routes.js'
 import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
 import { infoService } from '../api/info/service.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
 import { avmService, platformService } from '../api/primary/service.js'
 import { registerBuiltinVms } from '../chains/builtin-vms.js'
-import { toHex } from '../chains/evm/atomic/hex.js'
-import { presetXUtxos } from '../chains/evm/atomic/preset-utxos.js'
-import { shortAddressOfKey } from '../chains/evm/atomic/sign.js'
-import { EWOQ_PRIVATE_KEY } from '../chains/evm/rules/presets.js'
 import { loadVmPlugins } from '../chains/plugins.js'
 import { ChainRegistry } from '../chains/registry.js'
-import { seedOnce } from '../chains/shared-memory/seed.js'
 import { SharedMemory } from '../chains/shared-memory/shared-memory.js'
 import { VmRegistry } from '../chains/vm-registry.js'
 import { chainIds } from '../config/chain-ids.js'
-import { NetworkId } from '../config/networks.js'
 import type { NodeConfig } from '../config/node-config.js'
 import { DATABASE_VERSION, SEMVER } from '../config/version.js'
 import { checkDatabaseVersion, type Database, openDatabase } from '../db/open.js'
 import { loadOrCreateSigner } from '../identity/bls.js'
-import { idFromString } from '../identity/ids.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
 import { benchlistSettings } from '../network/benching.js'
@@ -45,6 +37,7 @@ import { listActors } from './actor-tree.js'
 import { openChain } from './chain-host.js'
 import { ChainRuntimes } from './chain-runtimes.js'
 import { chainLogic } from './chain-slots.js'
+import { awaitInstalledChains, declareChainRoutes, seedPresetSharedMemory } from './chain-startup.js'
 import { evmHost } from './evm-host.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
@@ -131,15 +124,9 @@ async function build(
     if (chains.aliaser.tryLookup(d.alias) === undefined) chains.aliaser.alias(d.chainId, d.alias)
   await chains.loadAliasesFile(config.chainAliasesFile, config.chainAliasesFileExplicit)
   const entries = declared.map((d) => ({ declared: d, entry: chains.create(d.chainId, d.vm) }))
-  // atomic UTXOs between chains; the local presets start with X -> C UTXOs of the test key (preset-utxos.ts)
+  // atomic UTXOs between chains
   const sharedMemory = new SharedMemory(db)
-  if (config.networkId !== NetworkId.mainnet && config.networkId !== NetworkId.fuji) {
-    const owner = shortAddressOfKey(hexToBytes(`0x${EWOQ_PRIVATE_KEY}`))
-    const elements = presetXUtxos(toHex(idFromString(chains.ids.avaxAssetId)), owner)
-    if (await seedOnce(sharedMemory, chains.ids.X, chains.ids.C, elements)) {
-      log.info('shared memory seeded', { source: 'X', destination: 'C', utxos: elements.length })
-    }
-  }
+  await seedPresetSharedMemory(sharedMemory, config.networkId, chains.ids, log)
   for (const { entry } of entries) logs.get(entry.alias)
 
   // the actor system, once it runs: the chains' tx admission and admin API reach their actors through it
@@ -342,37 +329,9 @@ async function build(
   })
   registerDefaultAliases(http.router, chains)
   // each chain's base answers 503 with the reason until its VM hands its handlers over (chain-routes.ts)
-  const routes = new Map<string, ChainRoutes>()
-  for (const { declared: d, entry } of entries) {
-    if (![chains.ids.P, chains.ids.X, chains.ids.C].includes(entry.chainId) && entry.alias !== entry.chainId) {
-      http.router.addAliases(`bc/${entry.chainId}`, `bc/${entry.alias}`)
-    }
-    const unavailable = () => {
-      const state = chainState(entry.chainId)
-      if (state?.value === 'waitingForVm') {
-        return `chain ${entry.alias} is waiting for its VM "${d.vm}", which is not installed: add it to the plugin directory and call admin.loadVMs`
-      }
-      if (state?.value === 'failed') return `chain ${entry.alias} failed: ${state.context.error ?? 'unknown error'}`
-      return null
-    }
-    routes.set(entry.chainId, chainRoutes(http.router, { base: `bc/${entry.chainId}`, unavailable, log, onError }))
-  }
-  startHosting(routes)
+  startHosting(declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError }))
   // the chains whose VM is installed open before the node serves; one that cannot is a start-up error
-  for (const { declared: d, entry } of entries) {
-    if (vms.resolveAlias(d.vm) === undefined) {
-      log.warn('chain waits for its VM', { chain: entry.alias, vm: d.vm })
-      continue
-    }
-    const ref = actor.system.get(SystemId.chain(entry.alias))
-    if (ref === undefined) continue
-    const settled = await waitFor(ref, (snap) => !['waitingForVm', 'initializing'].includes(String(snap.value)), {
-      timeout: Number.POSITIVE_INFINITY,
-    })
-    if (settled.value === 'failed') {
-      throw new Error(`chain ${entry.alias}: ${(settled.context as { error: string | null }).error ?? 'failed'}`)
-    }
-  }
+  await awaitInstalledChains(entries, vms, actor.system, log)
 
   const bound = await http.listen()
   const url = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`

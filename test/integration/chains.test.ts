@@ -7,7 +7,7 @@
  */
 import '../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -17,7 +17,7 @@ import { createPublicClient, defineChain, http, parseAbiItem, webSocket } from '
 import { EWOQ_ADDRESS, EWOQ_PRIVATE_KEY } from '../../src/chains/evm/rules/presets.js'
 import { idFromAscii, idToString } from '../../src/identity/ids.js'
 import { D_CHAIN_ID, D_FUNDS, devChainsGenesis, writeGenesisFile } from '../helpers/chains-genesis.js'
-import { type FirnProcess, startFirn } from '../helpers/firn-process.js'
+import { type FirnProcess, runFirnToExit, startFirn } from '../helpers/firn-process.js'
 import { post } from '../helpers/five-nodes.js'
 import { compile } from '../helpers/solc.js'
 
@@ -263,6 +263,26 @@ describe('a dev node with a second EVM chain', () => {
       }
       assert.ok(i < 200, `K answered ${r.status} ${r.text} after the restart`)
       await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  })
+
+  it('a declared chain that cannot open at start-up stops the node with its reason', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'firn-chains-bad-'))
+    try {
+      const genesisFile = await writeGenesisFile(dir, devChainsGenesis())
+      await mkdir(join(dir, 'configs', 'chains', 'D'), { recursive: true })
+      await writeFile(join(dir, 'configs', 'chains', 'D', 'config.json'), '{"no-such-key": 1}')
+      const run = await runFirnToExit([
+        '--dev',
+        `--data-dir=${dir}`,
+        '--http-port=0',
+        '--staking-port=0',
+        `--genesis-file=${genesisFile}`,
+      ])
+      assert.notEqual(run.code, 0)
+      assert.match(run.output, /chain D: .*no-such-key/)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
     }
   })
 })

@@ -1,0 +1,97 @@
+/**
+ * The start-up steps of the chains the node runs (the composition root calls them in its build order): the local
+ * presets' shared-memory seed, each declared chain's routes (503 with why until its VM hands its handlers over),
+ * and the wait for every chain whose VM is installed to open before the node serves.
+ */
+import { hexToBytes } from '@ethereumjs/util'
+import { type AnyActorRef, waitFor } from 'xstate'
+import { SystemId } from '../../actors/system-ids.js'
+import { type ChainRoutes, chainRoutes } from '../api/chain-routes.js'
+import type { Router } from '../api/http/router.js'
+import { toHex } from '../chains/evm/atomic/hex.js'
+import { presetXUtxos } from '../chains/evm/atomic/preset-utxos.js'
+import { shortAddressOfKey } from '../chains/evm/atomic/sign.js'
+import { EWOQ_PRIVATE_KEY } from '../chains/evm/rules/presets.js'
+import type { DeclaredChain } from '../chains/genesis/load.js'
+import type { ChainEntry } from '../chains/registry.js'
+import { seedOnce } from '../chains/shared-memory/seed.js'
+import type { SharedMemory } from '../chains/shared-memory/shared-memory.js'
+import type { VmRegistry } from '../chains/vm-registry.js'
+import type { ChainIds } from '../config/chain-ids.js'
+import { NetworkId } from '../config/networks.js'
+import { idFromString } from '../identity/ids.js'
+import type { Logger } from '../log/logger.js'
+
+export interface DeclaredEntry {
+  declared: DeclaredChain
+  entry: ChainEntry
+}
+
+/** The local presets start with X -> C UTXOs of the test key (src/chains/evm/atomic/preset-utxos.ts), once. */
+export async function seedPresetSharedMemory(
+  memory: SharedMemory,
+  networkId: number,
+  ids: ChainIds,
+  log: Logger,
+): Promise<void> {
+  if (networkId === NetworkId.mainnet || networkId === NetworkId.fuji) return
+  const owner = shortAddressOfKey(hexToBytes(`0x${EWOQ_PRIVATE_KEY}`))
+  const elements = presetXUtxos(toHex(idFromString(ids.avaxAssetId)), owner)
+  if (await seedOnce(memory, ids.X, ids.C, elements)) {
+    log.info('shared memory seeded', { source: 'X', destination: 'C', utxos: elements.length })
+  }
+}
+
+/** Each declared chain's base `/ext/bc/<chainID>` (and `/ext/bc/<name>`), answering 503 with why until mounted. */
+export function declareChainRoutes(
+  router: Router,
+  entries: readonly DeclaredEntry[],
+  deps: {
+    ids: ChainIds
+    chainState: (chainId: string) => { value: string; context: { error: string | null } } | undefined
+    log: Logger
+    onError: (method: string, err: unknown) => void
+  },
+): Map<string, ChainRoutes> {
+  const routes = new Map<string, ChainRoutes>()
+  const primary = [deps.ids.P, deps.ids.X, deps.ids.C]
+  for (const { declared: d, entry } of entries) {
+    if (!primary.includes(entry.chainId) && entry.alias !== entry.chainId) {
+      router.addAliases(`bc/${entry.chainId}`, `bc/${entry.alias}`)
+    }
+    const unavailable = () => {
+      const state = deps.chainState(entry.chainId)
+      if (state?.value === 'waitingForVm') {
+        return `chain ${entry.alias} is waiting for its VM "${d.vm}", which is not installed: add it to the plugin directory and call admin.loadVMs`
+      }
+      if (state?.value === 'failed') return `chain ${entry.alias} failed: ${state.context.error ?? 'unknown error'}`
+      return null
+    }
+    const base = `bc/${entry.chainId}`
+    routes.set(entry.chainId, chainRoutes(router, { base, unavailable, log: deps.log, onError: deps.onError }))
+  }
+  return routes
+}
+
+/** Waits until every chain whose VM is installed has opened; one that failed is a start-up error. */
+export async function awaitInstalledChains(
+  entries: readonly DeclaredEntry[],
+  vms: VmRegistry,
+  system: { get(id: string): AnyActorRef | undefined },
+  log: Logger,
+): Promise<void> {
+  for (const { declared: d, entry } of entries) {
+    if (vms.resolveAlias(d.vm) === undefined) {
+      log.warn('chain waits for its VM', { chain: entry.alias, vm: d.vm })
+      continue
+    }
+    const ref = system.get(SystemId.chain(entry.alias))
+    if (ref === undefined) continue
+    const settled = await waitFor(ref, (snap) => !['waitingForVm', 'initializing'].includes(String(snap.value)), {
+      timeout: Number.POSITIVE_INFINITY,
+    })
+    if (settled.value === 'failed') {
+      throw new Error(`chain ${entry.alias}: ${(settled.context as { error: string | null }).error ?? 'failed'}`)
+    }
+  }
+}
