@@ -1,12 +1,16 @@
 /**
  * Transaction admission as a message to the chain actor: `eth_sendRawTransaction` and the keystore's sends park the
- * decoded transaction under a ticket; what was submitted in one event-loop turn goes to `chain:<alias>` as one
- * command (`chain.submitTxs`); the chain decides (it takes transactions only in normal operation) and its `chainIo`
- * slot admits the parked transactions into the VM's pool, in order, answering one result per transaction. The
- * transactions' bytes stay out of actor events; every ticket is dropped whatever the outcome.
+ * decoded transaction under a ticket and go to `chain:<alias>` as one command (`chain.submitTxs`); the chain decides
+ * (it takes transactions only in normal operation) and its `chainIo` slot admits the parked transactions into the
+ * VM's pool, in order, answering one result per transaction. The transactions' bytes stay out of actor events;
+ * every ticket is dropped whatever the outcome.
  *
- * One command per turn, not per transaction: under load (32 sends in flight) an actor step per transaction cost
- * about 100 µs of CPU and slowed admission enough that blocks held fewer transactions (docs/architecture.md).
+ * One command in flight per chain: a transaction that finds none goes at once (a lone send waits for no timer);
+ * what arrives while one is in flight goes together as the next command when it is answered. Under load (32 sends
+ * in flight) an actor step per transaction cost about 100 µs of CPU and slowed admission enough that blocks held
+ * fewer transactions; batching per event-loop turn (setImmediate) instead added a turn to every lone send (on
+ * 2026-11-27, serial eth_sendRawTransaction p50 3.17 ms against 2.93 ms now, and one sender with 32 in flight
+ * 396 against 427 tx/s; docs/architecture.md). One in flight also keeps one sender's nonces in order.
  */
 import type { AnyActorRef } from 'xstate'
 import type { ChainEmitted, ParkedTx, TxAdmission, TxsAdmitted } from '../../actors/chains/chain.machine.js'
@@ -16,7 +20,7 @@ import { ErrorCode, FirnError } from '../runtime/errors.js'
 
 type AdmitTxs = Extract<ChainEmitted, { type: 'chain.admitTxs' }>
 
-/** most transactions in one command; more wait for the next turn's */
+/** most transactions in one command; more go in the next one */
 export const MAX_TXS_PER_COMMAND = 256
 
 /** Transactions waiting for their chain's verdict, by ticket. */
@@ -47,16 +51,17 @@ interface Waiting extends ParkedTx {
   reject(err: unknown): void
 }
 
-/** The API's `SubmitTransaction` for a chain: park, batch per turn, ask the chain actor, drop the tickets. */
+/** The API's `SubmitTransaction` for a chain: park, one command in flight, ask the chain actor, drop the tickets. */
 export function submitThroughChain<T extends { hash(): Uint8Array }>(
   tickets: TxTickets<T>,
   chain: () => AnyActorRef | undefined,
   stats?: AskStatsSink,
 ): (tx: T) => Promise<string> {
   const batch: Waiting[] = []
+  let inFlight = false
   const flush = async (): Promise<void> => {
     const sent = batch.splice(0, MAX_TXS_PER_COMMAND)
-    if (batch.length > 0) setImmediate(() => void flush())
+    inFlight = true
     const txs = sent.map(({ ticket, hash }) => ({ ticket, hash }))
     try {
       const ref = chain()
@@ -75,6 +80,8 @@ export function submitThroughChain<T extends { hash(): Uint8Array }>(
       for (const w of sent) w.reject(err)
     } finally {
       for (const w of sent) tickets.take(w.ticket)
+      inFlight = false
+      if (batch.length > 0) void flush()
     }
   }
   return (tx) =>
@@ -82,7 +89,7 @@ export function submitThroughChain<T extends { hash(): Uint8Array }>(
       const ticket = tickets.park(tx)
       const hash = `0x${Buffer.from(tx.hash()).toString('hex')}`
       batch.push({ ticket, hash, resolve, reject })
-      if (batch.length === 1) setImmediate(() => void flush())
+      if (!inFlight) void flush()
     })
 }
 

@@ -1,6 +1,6 @@
 /**
- * Transaction admission through the chain actor: submissions of one event-loop turn go as one command, each
- * submitter gets its own result, a refused command rejects them all, and no ticket stays parked.
+ * Transaction admission through the chain actor: a send that finds no command in flight goes at once, what arrives
+ * while one is in flight goes as the next command, each submitter gets its own result, a refused command rejects them all, and no ticket stays parked.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -43,16 +43,15 @@ function chain(commands: ParkedTx[][], refuse = false) {
 }
 
 describe('transaction admission through the chain actor', () => {
-  it('one command per turn; each submitter gets its own result; tickets are dropped', async () => {
+  it('one command in flight; each submitter gets its own result; tickets are dropped', async () => {
     const commands: ParkedTx[][] = []
     const ref = chain(commands)
     const tickets = new TxTickets<Tx>()
     const submit = submitThroughChain(tickets, () => ref)
     const results = await Promise.allSettled([submit(tx(1)), submit(tx(13)), submit(tx(2))])
-    assert.equal(commands.length, 1)
     assert.deepEqual(
-      commands[0]?.map((t) => t.hash),
-      ['0x01', '0x0d', '0x02'],
+      commands.map((c) => c.map((t) => t.hash)),
+      [['0x01'], ['0x0d', '0x02']],
     )
     assert.deepEqual(results[0], { status: 'fulfilled', value: '0x01' })
     assert.deepEqual(results[1], {
