@@ -298,7 +298,10 @@ class KvVm {
     batch.put(block.id, block.bytes, { sublevel: blocks })
     batch.put(heightKey(block.height), block.id, { sublevel: heights })
     batch.put('lastAccepted', block.id, { sublevel: meta })
-    for (const e of extra) batch.put(e.key, e.value, { sublevel: e.sublevel })
+    for (const e of extra) {
+      if (e.type === 'del') batch.del(e.key, { sublevel: e.sublevel })
+      else batch.put(e.key, e.value, { sublevel: e.sublevel })
+    }
     await batch.write()
   }
 

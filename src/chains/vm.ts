@@ -20,13 +20,15 @@ import type { ChainSharedMemory } from './shared-memory/shared-memory.js'
 // biome-ignore lint/suspicious/noExplicitAny: a sublevel's parent type is any level; keys and values are bytes
 export type ChainDatabase = AbstractLevel<any, Uint8Array, Uint8Array>
 
-/** A write that goes in the accepted block's own batch, into one of the chain's sublevels (the proposer's signature). */
-export interface ExtraPut {
-  // biome-ignore lint/suspicious/noExplicitAny: any sublevel of the chain's store
-  sublevel: AbstractSublevel<any, any, Uint8Array, Uint8Array>
-  key: Uint8Array
-  value: Uint8Array
-}
+/**
+ * A write that goes in the accepted block's own batch: a put into one of the chain's sublevels (the proposer's
+ * signature), or (a VM's own, e.g. shared memory's) a put or delete in another sublevel of the node's database.
+ */
+export type ExtraWrite =
+  // biome-ignore lint/suspicious/noExplicitAny: any sublevel of the node's database
+  | { type?: 'put'; sublevel: AbstractSublevel<any, any, Uint8Array, Uint8Array>; key: Uint8Array; value: Uint8Array }
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  | { type: 'del'; sublevel: AbstractSublevel<any, any, Uint8Array, Uint8Array>; key: Uint8Array }
 
 /** A VM's log: the chain's logger (its name is the chain's alias). */
 export interface VmLogger {
@@ -83,6 +85,9 @@ export interface ChainVmContext {
   sharedMemory?: ChainSharedMemory
   /** an alias or CB58 chain ID -> the chain ID (CB58); throws `there is no ID with alias: <a>` (the reference's BCLookup) */
   lookupChain?: (alias: string) => string
+  /** the network's AVAX asset ID and X-chain ID (CB58), as the reference's snow.Context carries them */
+  avaxAssetId?: string
+  xChainId?: string
 }
 
 /** A block as the VM knows it: parsed, built or fetched. */
@@ -98,7 +103,7 @@ export interface VmBlock {
   /** checks the block against its parent (executes it); throws with the reason */
   verify(): Promise<void>
   /** the block is final: apply it; `extra` writes go in the same batch as the block (the proposer's signature) */
-  accept(extra?: readonly ExtraPut[]): Promise<void>
+  accept(extra?: readonly ExtraWrite[]): Promise<void>
   /** the block lost: forget it */
   reject(): Promise<void>
 }

@@ -51,6 +51,8 @@ export interface ChainHostDeps {
   sharedMemory: SharedMemory
   /** the node's chain aliases: an alias or CB58 chain ID -> the chain ID */
   lookupChain: (alias: string) => string
+  /** the network's AVAX asset ID and X-chain ID (CB58) */
+  primary: { avaxAssetId: string; xChainId: string }
 }
 
 /**
@@ -138,6 +140,8 @@ export async function openChain(
     app: chainAppSender(deps.p2p.chains, chain.chainId, () => deps.validators.list()),
     sharedMemory: deps.sharedMemory.forChain(chain.chainId),
     lookupChain: deps.lookupChain,
+    avaxAssetId: deps.primary.avaxAssetId,
+    xChainId: deps.primary.xChainId,
   }
   await vm.initialize(ctx)
   const closers: (() => Promise<void> | void)[] = [() => vm.shutdown()]

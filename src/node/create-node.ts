@@ -209,6 +209,7 @@ async function build(
         mailbox,
         sharedMemory,
         lookupChain: (alias) => chains.aliaser.lookup(alias),
+        primary: { avaxAssetId: chains.ids.avaxAssetId, xChainId: chains.ids.X },
       },
     )
     cleanups.push(() => opened.close())

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { filter, firstValueFrom, Subject } from 'rxjs'
-import type { ChainDatabase, ChainVm, ChainVmContext, ExtraPut, VmBlock, VmHandler } from '../../src/chains/vm.js'
+import type { ChainDatabase, ChainVm, ChainVmContext, ExtraWrite, VmBlock, VmHandler } from '../../src/chains/vm.js'
 
 interface Body {
   parent: string
@@ -57,7 +57,7 @@ class TinyBlock implements VmBlock {
     await this.vm.verifyBlock(this)
   }
 
-  accept(extra: readonly ExtraPut[] = []): Promise<void> {
+  accept(extra: readonly ExtraWrite[] = []): Promise<void> {
     return this.vm.acceptBlock(this, extra)
   }
 
@@ -175,7 +175,7 @@ export class TinyVm implements ChainVm {
     this.processing.set(block.id, block)
   }
 
-  async acceptBlock(block: TinyBlock, extra: readonly ExtraPut[]): Promise<void> {
+  async acceptBlock(block: TinyBlock, extra: readonly ExtraWrite[]): Promise<void> {
     if (block.parentId !== this.#last.id) throw new Error('parent is not the last accepted block')
     await this.#write(block, extra)
     this.processing.delete(block.id)
@@ -187,9 +187,12 @@ export class TinyVm implements ChainVm {
     if (this.#preferred === block.id || this.processing.size === 0) this.#preferred = block.id
   }
 
-  async #write(block: TinyBlock, extra: readonly ExtraPut[]): Promise<void> {
+  async #write(block: TinyBlock, extra: readonly ExtraWrite[]): Promise<void> {
     const batch = this.db.batch()
-    for (const e of extra) batch.put(e.key, e.value, { sublevel: e.sublevel })
+    for (const e of extra) {
+      if (e.type === 'del') batch.del(e.key, { sublevel: e.sublevel })
+      else batch.put(e.key, e.value, { sublevel: e.sublevel })
+    }
     batch.put(key(`b${block.id}`), block.bytes)
     batch.put(key(`h${block.height}`), enc.encode(block.id))
     batch.put(key('last'), enc.encode(block.id))

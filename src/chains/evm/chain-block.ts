@@ -5,7 +5,7 @@
  * writes the block with the extra puts in one batch; reject drops it and every block built on it.
  */
 import { bytesToHex } from '@ethereumjs/util'
-import type { ExtraPut, VmBlock } from '../vm.js'
+import type { ExtraWrite, VmBlock } from '../vm.js'
 import { type AvaHeader, decodeBlock, headerHash } from './header.js'
 import { headerTimeMs } from './rules/child-header.js'
 import type { EvmVm } from './vm.js'
@@ -39,7 +39,7 @@ export class EvmBlock implements VmBlock {
     await this.evm.verifyBlock(this.bytes)
   }
 
-  accept(extra: readonly ExtraPut[] = []): Promise<void> {
+  accept(extra: readonly ExtraWrite[] = []): Promise<void> {
     return this.evm.acceptBlock(this.hash, extra)
   }
 

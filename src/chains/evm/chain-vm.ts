@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
-import { defer, map, type Observable } from 'rxjs'
+import { defer, map, merge, type Observable } from 'rxjs'
 import type { AnyActorRef } from 'xstate'
 import { SEMVER } from '../../config/version.js'
 import type { LogLevel } from '../../log/levels.js'
@@ -24,15 +24,19 @@ import type { AskStatsSink } from '../../runtime/ask.js'
 import type { ChainVm, ChainVmContext, VmBlock, VmFactory, VmHandler } from '../vm.js'
 import { parseEvmLogLevel } from './api/admin.js'
 import { checkServiceNames, DEV_EXTRA_SERVICES, type ServiceName } from './api/apis.js'
-import { atomicServices } from './api/atomic.js'
+import { type AtomicTxApi, atomicServices } from './api/atomic.js'
 import type { SubmitTransaction } from './api/backend.js'
 import { createEvmHandlers, type EvmHandlers } from './api/handlers.js'
+import type { AtomicBackend } from './atomic/backend.js'
+import { atomicFactory } from './atomic/context.js'
 import { EvmBlock } from './chain-block.js'
 import { type EvmPresetFromGenesis, resolveEvmPreset } from './chain-genesis.js'
 import { DEFAULT_ETH_APIS } from './config/keys.js'
 import { type EvmConfig, evmConfigToVmConfig, parseEvmConfig, resolveEthApis } from './config.js'
+import { AtomicGossiper } from './gossip/atomic.js'
 import { TxGossiper } from './gossip/gossiper.js'
 import type { TxGossipConfig } from './gossip/types.js'
+import { ATOMIC_TX_GOSSIP_HANDLER_ID, splitHandlerPrefix } from './gossip/wire.js'
 import { decodeBlock } from './header.js'
 import { Keystore } from './keystore/keystore.js'
 import type { ChainDb } from './store/chain-store.js'
@@ -71,6 +75,7 @@ interface Opened {
   services: Set<ServiceName>
   keystore: Keystore
   gossiper: TxGossiper
+  atomicGossiper: AtomicGossiper | undefined
   evictTimer: NodeJS.Timeout
 }
 
@@ -79,7 +84,10 @@ export class EvmChainVm implements ChainVm {
   #handlers: EvmHandlers | undefined
   #closed = false
   /** txs that became executable in the pool (subscribe after initialize) */
-  readonly pending$: Observable<void> = defer(() => this.#open().evm.pendingTx$).pipe(map(() => undefined))
+  readonly pending$: Observable<void> = defer(() => {
+    const { evm } = this.#open()
+    return evm.atomic === undefined ? evm.pendingTx$ : merge(evm.pendingTx$, evm.atomic.mempool.added$)
+  }).pipe(map(() => undefined))
 
   constructor(private readonly options: EvmChainVmOptionsFor = {}) {}
 
@@ -109,12 +117,14 @@ export class EvmChainVm implements ChainVm {
     if ((opts.devServices ?? ctx.dev) && isDefaultList) for (const n of DEV_EXTRA_SERVICES) names.add(n)
     const services = checkServiceNames(names)
     const preset = resolveEvmPreset(ctx.genesis, { networkId: ctx.networkId, dev: ctx.dev }, opts.presetFromGenesis)
+    const atomic = atomicFactory(ctx)
     const evm = await EvmVm.open({
       db: ctx.db as unknown as ChainDb,
       preset,
       config,
       clientVersion: opts.clientVersion ?? `v${SEMVER}`,
       ...(opts.now === undefined ? {} : { now: opts.now }),
+      ...(atomic === undefined ? {} : { atomic }),
     })
     const tip = evm.lastAccepted()
     ctx.log.info(`${ctx.alias} chain opened`, {
@@ -128,21 +138,26 @@ export class EvmChainVm implements ChainVm {
       config.keystoreDirectory === '' ? join(ctx.dataDir, 'keystore') : config.keystoreDirectory,
     )
     const { app } = ctx
+    const transport = {
+      self: ctx.nodeId,
+      validators: () => app.validators(),
+      connectedNodeIds: () => app.connected(),
+      appGossip: (ids: readonly string[], bytes: Uint8Array) => app.gossip(ids, bytes),
+      appRequest: (id: string, bytes: Uint8Array) => app.request(id, bytes),
+    }
     const gossiper = new TxGossiper({
       vm: evm,
       log: ctx.log,
-      transport: {
-        self: ctx.nodeId,
-        validators: () => app.validators(),
-        connectedNodeIds: () => app.connected(),
-        appGossip: (ids, bytes) => app.gossip(ids, bytes),
-        appRequest: (id, bytes) => app.request(id, bytes),
-      },
+      transport,
       ...(opts.gossip === undefined ? {} : { config: opts.gossip }),
     })
+    const atomicGossiper =
+      evm.atomic === undefined
+        ? undefined
+        : new AtomicGossiper({ mempool: evm.atomic.mempool, admit: (d) => evm.issueAtomicTx(d, false), transport })
     const evictTimer = setInterval(() => evm.pool.evictExpired(), 60_000)
     evictTimer.unref()
-    this.#opened = { ctx, opts, evm, config, services, keystore, gossiper, evictTimer }
+    this.#opened = { ctx, opts, evm, config, services, keystore, gossiper, atomicGossiper, evictTimer }
   }
 
   // ---- blocks ------------------------------------------------------------------------------------------------
@@ -150,7 +165,7 @@ export class EvmChainVm implements ChainVm {
   async buildBlock(): Promise<VmBlock | undefined> {
     const { evm } = this.#open()
     const built = await evm.buildBlock()
-    if (built.txs.length === 0) {
+    if (built.txs.length === 0 && built.atomic.length === 0) {
       await evm.rejectBlock(built.hash)
       return undefined
     }
@@ -200,17 +215,36 @@ export class EvmChainVm implements ChainVm {
   // ---- phases and app messages -------------------------------------------------------------------------------
 
   setState(state: 'bootstrapping' | 'normalOp'): void {
-    const { gossiper } = this.#open()
-    if (state === 'normalOp' && !this.#closed) gossiper.start()
-    else gossiper.stop()
+    const { gossiper, atomicGossiper } = this.#open()
+    if (state === 'normalOp' && !this.#closed) {
+      gossiper.start()
+      atomicGossiper?.start()
+    } else {
+      gossiper.stop()
+      atomicGossiper?.stop()
+    }
   }
 
   appRequest(from: string, bytes: Uint8Array): Promise<Uint8Array> {
     return this.#open().gossiper.onAppRequest(from, bytes)
   }
 
+  /** handler 1 is atomic tx gossip (when the chain takes atomic txs); the rest is the EVM tx gossiper's */
   appGossip(from: string, bytes: Uint8Array): void {
-    this.#open().gossiper.onAppGossip(from, bytes)
+    const { gossiper, atomicGossiper } = this.#open()
+    if (atomicGossiper !== undefined) {
+      let split: { handlerId: bigint; payload: Uint8Array } | undefined
+      try {
+        split = splitHandlerPrefix(bytes)
+      } catch {
+        split = undefined
+      }
+      if (split?.handlerId === ATOMIC_TX_GOSSIP_HANDLER_ID) {
+        atomicGossiper.onPush(from, split.payload)
+        return
+      }
+    }
+    gossiper.onAppGossip(from, bytes)
   }
 
   /** the gossiper's counters, for tests and logs */
@@ -270,6 +304,7 @@ export class EvmChainVm implements ChainVm {
             memory: ctx.sharedMemory,
             lookupChain: ctx.lookupChain,
             version: `v${SEMVER}`,
+            ...(evm.atomic === undefined ? {} : { txs: atomicTxApi(evm, evm.atomic) }),
           })
     return {
       '/rpc': { kind: 'eth', handlers: h.rpc, limits },
@@ -287,12 +322,23 @@ export class EvmChainVm implements ChainVm {
   async shutdown(): Promise<void> {
     if (this.#closed || this.#opened === undefined) return
     this.#closed = true
-    const { evictTimer, gossiper, keystore, evm } = this.#opened
+    const { evictTimer, gossiper, atomicGossiper, keystore, evm } = this.#opened
     clearInterval(evictTimer)
     gossiper.stop()
+    atomicGossiper?.stop()
     this.#handlers?.close()
     keystore.close()
     evm.close()
+  }
+}
+
+/** The API's view of the chain's atomic txs. */
+function atomicTxApi(evm: EvmVm, atomic: AtomicBackend): AtomicTxApi {
+  const processing = () => evm.core.executor.pending.values()
+  return {
+    issue: (d) => evm.issueAtomicTx(d, true),
+    status: (id) => atomic.status(id, evm.core.lastAccepted().header.number, processing()),
+    find: (id) => atomic.find(id, processing()),
   }
 }
 

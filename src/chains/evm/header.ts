@@ -35,6 +35,9 @@ export interface AvaHeader {
 
 /** keccak256(RLP of the empty byte string) = the empty trie root, 0x56e8…b421. */
 export const EMPTY_EXT_DATA_HASH: Uint8Array = keccak_256(RLP.encode(new Uint8Array(0)))
+
+/** The header's `extDataHash` of a block's extData: keccak256 of its RLP string. */
+export const extDataHashOf = (extData: Uint8Array): Uint8Array => keccak_256(RLP.encode(extData))
 /** The coinbase every C-chain block must carry ("BlackholeAddr"). */
 export const BLACKHOLE: Uint8Array = Uint8Array.from([1, ...new Array<number>(19).fill(0)])
 

@@ -9,6 +9,8 @@ import { Address, bytesToHex, equalsBytes } from '@ethereumjs/util'
 import type { Observable } from 'rxjs'
 import type { EthBackend, ResolvedBlock } from './api/backend.js'
 import type { BlockSelector } from './api/hexutil.js'
+import { type AtomicBackend, atomicBlockEnv } from './atomic/backend.js'
+import type { DecodedTx } from './atomic/ids.js'
 import type { EvmConfig } from './config.js'
 import type { TxSource } from './exec/builder.js'
 import { type AcceptedEvent, EvmChainCore } from './exec/chain.js'
@@ -22,7 +24,7 @@ import { childHeaderFields, feeStateBefore, headerTimeMs, verifyChildHeader } fr
 import { genesisHeader } from './rules/genesis.js'
 import type { EvmPreset } from './rules/presets.js'
 import type { openStateView } from './state/view.js'
-import type { ChainDb, ExtraPut } from './store/chain-store.js'
+import type { ChainDb, ExtraWrite } from './store/chain-store.js'
 import { TxPool } from './txpool/pool.js'
 
 export interface EvmVmOptions {
@@ -31,6 +33,8 @@ export interface EvmVmOptions {
   config: EvmConfig
   clientVersion: string
   now?: () => number
+  /** the chain's atomic txs (where the node shares memory with it); built from the opened core */
+  atomic?: (core: EvmChainCore, now: () => number) => AtomicBackend
 }
 
 /** `cannot query unfinalized data` (coreth), -32000. */
@@ -66,6 +70,7 @@ export class EvmVm implements EthBackend {
   private constructor(
     readonly core: EvmChainCore,
     readonly pool: TxPool,
+    readonly atomic: AtomicBackend | undefined,
     readonly preset: EvmPreset,
     readonly config: EvmConfig,
     readonly clientVersion: string,
@@ -109,7 +114,7 @@ export class EvmVm implements EthBackend {
     })
     const tipRlp = await core.getBlockByHash(core.lastAccepted().hash)
     if (tipRlp === undefined) throw new Error('last accepted block is missing')
-    vm = new EvmVm(core, pool, preset, config, opts.clientVersion, now, tipRlp)
+    vm = new EvmVm(core, pool, opts.atomic?.(core, now), preset, config, opts.clientVersion, now, tipRlp)
     return vm
   }
 
@@ -238,13 +243,13 @@ export class EvmVm implements EthBackend {
         time: fields.time,
         gasLimit: fields.gasLimit,
         baseFee: fields.baseFee,
-        extra: (gasUsed) => fields.finishExtra(gasUsed),
+        extra: (gasUsed, extDataGasUsed) => fields.finishExtra(gasUsed, extDataGasUsed),
         capacity: fields.capacity,
         timeMilliseconds: fields.timeMilliseconds,
         minDelayExcess: fields.minDelayExcess,
-        extDataHash: fields.extDataHash,
       },
       this.#withoutProcessed(parent.hash, this.pool.orderedSource(fields.baseFee)),
+      this.atomic?.builder(atomicBlockEnv(this.core.executor.pending, parent.hash)),
     )
   }
 
@@ -286,20 +291,34 @@ export class EvmVm implements EthBackend {
     const parent = decodeBlock(parentRlp).header
     verifyChildHeader(parent, header, BigInt(this.now()), this.preset)
     const capacity = feeStateBefore(parent, this.preset, headerTimeMs(header)).capacity
-    return this.core.verifyBlock(rlp, capacity)
+    return this.core.verifyBlock(
+      rlp,
+      capacity,
+      this.atomic?.verifier(atomicBlockEnv(this.core.executor.pending, header.parentHash)),
+    )
   }
 
-  /** Make a processing block final: one batch to disk (with `extra`), then the pool drops what it included. */
-  async acceptBlock(hash: Uint8Array, extra: readonly ExtraPut[] = []): Promise<void> {
-    const rlp = this.core.executor.pending.get(bytesToHex(hash))?.rlp
-    await this.core.acceptBlock(hash, extra)
+  /**
+   * Make a processing block final: one batch to disk (with `extra`, and its atomic txs' shared-memory changes and
+   * index), then the pools drop what it included.
+   */
+  async acceptBlock(hash: Uint8Array, extra: readonly ExtraWrite[] = []): Promise<void> {
+    const block = this.core.executor.pending.get(bytesToHex(hash))
+    if (block !== undefined && this.atomic !== undefined && block.atomic.length > 0) {
+      await this.atomic.accept(block, extra, (writes) => this.core.acceptBlock(hash, writes))
+    } else {
+      await this.core.acceptBlock(hash, extra)
+    }
+    const rlp = block?.rlp
     if (rlp !== undefined) this.#tipRlp = rlp
     if (equalsBytes(this.#preferred, hash) || this.core.executor.pending.size === 0) this.#preferred = hash
     await this.pool.onBlockAccepted(accountReader(this.core, this.core.lastAccepted().header.stateRoot))
   }
 
   async rejectBlock(hash: Uint8Array): Promise<void> {
+    const dropped = this.#withDescendants(hash)
     await this.core.rejectBlock(hash)
+    for (const b of dropped) this.atomic?.rejected(b)
     if (!this.core.executor.pending.has(bytesToHex(this.#preferred))) this.#preferred = this.core.lastAccepted().hash
   }
 
@@ -310,12 +329,41 @@ export class EvmVm implements EthBackend {
     return block
   }
 
-  /** executable txs waiting in the pool */
+  /** executable txs waiting in the pool, or atomic txs in the atomic mempool */
   hasPendingTxs(): boolean {
-    return this.pool.stats().pending > 0
+    return this.pool.stats().pending > 0 || (this.atomic?.mempool.pendingCount ?? 0) > 0
+  }
+
+  /**
+   * The atomic mempool's admission (`issueTx`, gossip): verified on the preferred block's state at the estimated
+   * next base fee; throws the reference's text.
+   */
+  async issueAtomicTx(d: DecodedTx, local: boolean): Promise<void> {
+    if (this.atomic === undefined) throw new Error('this chain takes no atomic transactions')
+    const parent = this.#parent()
+    await this.atomic.admit(d, local, {
+      baseFee: this.estimateNextBaseFee(),
+      block: atomicBlockEnv(this.core.executor.pending, parent.hash),
+      state: await this.core.stateAt(parent.header.stateRoot),
+    })
+  }
+
+  /** the processing block `hash` and every processing block built on it */
+  #withDescendants(hash: Uint8Array): ExecutedBlock[] {
+    const { pending } = this.core.executor
+    const out: ExecutedBlock[] = []
+    const keys: string[] = [bytesToHex(hash)]
+    while (keys.length > 0) {
+      const key = keys.pop() as string
+      const b = pending.get(key)
+      if (b !== undefined) out.push(b)
+      for (const [k, c] of pending) if (bytesToHex(c.header.parentHash) === key) keys.push(k)
+    }
+    return out
   }
 
   close(): void {
+    this.atomic?.close()
     this.pool.close()
     this.core.close()
   }

@@ -13,7 +13,7 @@
 import { checkProposer, type WeightedValidator } from '../../../actors/consensus/proposer.js'
 import type { AcceptedRef, ParsedBlock } from '../../../actors/consensus/types.js'
 import type { StakingIdentity } from '../../identity/staking.js'
-import type { ChainDatabase, ChainVm, ExtraPut, VmBlock } from '../vm.js'
+import type { ChainDatabase, ChainVm, ExtraWrite, VmBlock } from '../vm.js'
 import { decodeSignedBlock, encodeSignedBlock, type SignedBlock, signBlock, signerOf } from './signed-block.js'
 
 /** the sublevel of the chain's database holding accepted blocks' proposer signatures */
@@ -61,7 +61,7 @@ export class SignedBlocks {
   readonly #now: () => number
   /** blocks built or verified and not yet decided, with their containers, by ID */
   readonly #processing = new Map<string, Processing>()
-  readonly #sigs: ExtraPut['sublevel']
+  readonly #sigs: ExtraWrite['sublevel']
   /** the block new blocks build on, as consensus last said (the builder reads it) */
   #preferred: string
 
@@ -158,7 +158,7 @@ export class SignedBlocks {
     const block = known?.block ?? (await this.deps.vm.getBlock(id))
     if (block === undefined) throw new Error(`unknown block ${id}`)
     const sig = known === undefined ? undefined : decodeSignedBlock(known.container)
-    const extra: ExtraPut[] =
+    const extra: ExtraWrite[] =
       sig === undefined || sig.certificate.length === 0
         ? []
         : [

@@ -3,7 +3,7 @@
  * from the execution's results. Mandatory C-chain values (reference/cchain.md 5.1) are filled in here.
  */
 import { KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
-import { type AvaHeader, BLACKHOLE, EMPTY_EXT_DATA_HASH, headerHash } from '../header.js'
+import { type AvaHeader, BLACKHOLE, extDataHashOf, headerHash } from '../header.js'
 import type { BlockEnv, RunResult } from './block-run.js'
 
 export interface BlockFields {
@@ -12,12 +12,9 @@ export interface BlockFields {
   gasLimit: bigint
   baseFee: bigint
   /** header.extra, or a function of the gas used (the ACP-176 fee state after the block) */
-  extra: Uint8Array | ((gasUsed: bigint) => Uint8Array)
+  extra: Uint8Array | ((gasUsed: bigint, extDataGasUsed: bigint) => Uint8Array)
   /** most gas the txs may use (ACP-176 capacity); default gasLimit */
   capacity?: bigint
-  extData?: Uint8Array
-  extDataHash?: Uint8Array
-  extDataGasUsed?: bigint
   blockGasCost?: bigint
   timeMilliseconds?: bigint
   minDelayExcess?: bigint
@@ -45,7 +42,13 @@ export function envOfHeader(header: AvaHeader, capacity?: bigint): BlockEnv {
   }
 }
 
-export function assembleHeader(parent: AvaHeader, fields: BlockFields, run: RunResult): AvaHeader {
+/** What a block carries besides its EVM txs (the atomic txs), as the header commits to it. */
+export interface BlockExtData {
+  extData: Uint8Array
+  extDataGasUsed: bigint
+}
+
+export function assembleHeader(parent: AvaHeader, fields: BlockFields, run: RunResult, ext: BlockExtData): AvaHeader {
   const h: AvaHeader = {
     parentHash: headerHash(parent),
     uncleHash: KECCAK256_RLP_ARRAY,
@@ -59,12 +62,12 @@ export function assembleHeader(parent: AvaHeader, fields: BlockFields, run: RunR
     gasLimit: fields.gasLimit,
     gasUsed: run.gasUsed,
     time: fields.time,
-    extra: typeof fields.extra === 'function' ? fields.extra(run.gasUsed) : fields.extra,
+    extra: typeof fields.extra === 'function' ? fields.extra(run.gasUsed, ext.extDataGasUsed) : fields.extra,
     mixDigest: new Uint8Array(32),
     nonce: new Uint8Array(8),
-    extDataHash: fields.extDataHash ?? EMPTY_EXT_DATA_HASH,
+    extDataHash: extDataHashOf(ext.extData),
     baseFee: fields.baseFee,
-    extDataGasUsed: fields.extDataGasUsed ?? 0n,
+    extDataGasUsed: ext.extDataGasUsed,
     blockGasCost: fields.blockGasCost ?? 0n,
     blobGasUsed: 0n,
     excessBlobGas: 0n,

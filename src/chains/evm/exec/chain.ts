@@ -9,14 +9,14 @@ import { type AvaHeader, decodeBlock, encodeBlock, headerHash } from '../header.
 import { NodeLayer } from '../state/node-layer.js'
 import { AvaStateManager } from '../state/state-manager.js'
 import { openStateView } from '../state/view.js'
-import { type ChainDb, ChainStore, type ExtraPut, type TxLocation } from '../store/chain-store.js'
+import { type ChainDb, ChainStore, type ExtraWrite, type TxLocation } from '../store/chain-store.js'
 import { type FoundLog, getLogs, type LogFilter } from '../store/logs.js'
 import type { StoredReceipt } from '../store/receipt.js'
 import type { BlockFields } from './block-fields.js'
 import { type BlockEnv, createAvaVM, executionBlock } from './block-run.js'
 import type { TxSource } from './builder.js'
 import { type CallRequest, type CallResult, estimateGas, ethCall } from './call.js'
-import { type ExecutedBlock, Executor, type Pruning } from './executor.js'
+import { type ExecutedBlock, Executor, type ExtendBlock, type Pruning } from './executor.js'
 import { type GenesisAlloc, writeGenesisAlloc } from './genesis-state.js'
 
 export interface AcceptedEvent {
@@ -103,16 +103,21 @@ export class EvmChainCore {
     return openStateView(this.common, this.store.nodes, root)
   }
 
-  buildBlock(parentHash: Uint8Array, fields: BlockFields, source: TxSource): Promise<ExecutedBlock> {
-    return this.executor.build(parentHash, fields, source)
+  buildBlock(
+    parentHash: Uint8Array,
+    fields: BlockFields,
+    source: TxSource,
+    extend?: ExtendBlock,
+  ): Promise<ExecutedBlock> {
+    return this.executor.build(parentHash, fields, source, extend)
   }
 
-  verifyBlock(rlp: Uint8Array, capacity?: bigint): Promise<ExecutedBlock> {
-    return this.executor.verify(rlp, capacity)
+  verifyBlock(rlp: Uint8Array, capacity?: bigint, extend?: ExtendBlock): Promise<ExecutedBlock> {
+    return this.executor.verify(rlp, capacity, extend)
   }
 
   /** Makes a processing block final; `extra` puts go in the same batch. */
-  async acceptBlock(hash: Uint8Array, extra: readonly ExtraPut[] = []): Promise<void> {
+  async acceptBlock(hash: Uint8Array, extra: readonly ExtraWrite[] = []): Promise<void> {
     const block = await this.executor.accept(hash, extra)
     this.accepted$.next({
       hash: block.hash,

@@ -8,13 +8,14 @@ import type { Common } from '@ethereumjs/common'
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createTxFromBlockBodyData, type TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
-import { type AvaHeader, decodeBlock, encodeBlock, headerHash } from '../header.js'
+import type { DecodedTx } from '../atomic/ids.js'
+import { type AvaHeader, decodeBlock, encodeBlock, extDataHashOf, headerHash } from '../header.js'
 import { NodeLayer } from '../state/node-layer.js'
 import { pruneState } from '../state/prune.js'
 import { AvaStateManager } from '../state/state-manager.js'
-import type { ChainStore, ExtraPut } from '../store/chain-store.js'
+import type { ChainStore, ExtraWrite } from '../store/chain-store.js'
 import type { StoredReceipt } from '../store/receipt.js'
-import { assembleHeader, type BlockFields, envFor, envOfHeader } from './block-fields.js'
+import { assembleHeader, type BlockExtData, type BlockFields, envFor, envOfHeader } from './block-fields.js'
 import { type BlockEnv, BlockRun, createAvaVM, type RunResult } from './block-run.js'
 import { fillBlock, type TxSource } from './builder.js'
 
@@ -24,8 +25,23 @@ export interface ExecutedBlock {
   rlp: Uint8Array
   txs: TypedTransaction[]
   receipts: StoredReceipt[]
+  /** the atomic txs of its extData, applied after its EVM txs */
+  atomic: readonly DecodedTx[]
   layer: NodeLayer
 }
+
+/** What a block's extData holds, applied to the run's state after the EVM txs. */
+export interface BlockExtras extends BlockExtData {
+  atomic: readonly DecodedTx[]
+}
+
+/**
+ * The block's extData part, run after its EVM txs on the same state: when building, it picks what goes in (and
+ * gets the `extData` of nothing); when verifying, it checks and applies the block's `extData` (throwing the reason).
+ */
+export type ExtendBlock = (run: BlockRun, extData?: Uint8Array) => Promise<BlockExtras>
+
+export const NO_EXTRAS: BlockExtras = { extData: new Uint8Array(0), extDataGasUsed: 0n, atomic: [] }
 
 export type Pruning = { mode: 'archive' } | { mode: 'pruning'; stateHistory: number }
 
@@ -96,34 +112,51 @@ export class Executor {
     return { result, layer, parent: parent.header }
   }
 
-  /** Build a block on `parentHash` from `source`; it becomes pending (verified). */
-  build(parentHash: Uint8Array, fields: BlockFields, source: TxSource): Promise<ExecutedBlock> {
+  /** Build a block on `parentHash` from `source` (then `extend`'s extData); it becomes pending (verified). */
+  build(parentHash: Uint8Array, fields: BlockFields, source: TxSource, extend?: ExtendBlock): Promise<ExecutedBlock> {
     return this.serial(async () => {
       const parentHeader = this.parent(parentHash).header
       const env = envFor(parentHeader, fields)
-      const { result, layer } = await this.run(parentHash, env, (run) =>
-        fillBlock(run, source, fields.capacity ?? fields.gasLimit),
-      )
-      const header = assembleHeader(parentHeader, fields, result)
+      let extras = NO_EXTRAS
+      const { result, layer } = await this.run(parentHash, env, async (run) => {
+        await fillBlock(run, source, fields.capacity ?? fields.gasLimit)
+        if (extend !== undefined) extras = await extend(run)
+      })
+      const header = assembleHeader(parentHeader, fields, result, extras)
       const rlp = encodeBlock(
         header,
         result.txs.map((tx) => tx.serialize()),
-        fields.extData ?? new Uint8Array(0),
+        extras.extData,
       )
-      return this.remember({ hash: headerHash(header), header, rlp, txs: result.txs, receipts: result.receipts, layer })
+      return this.remember({
+        hash: headerHash(header),
+        header,
+        rlp,
+        txs: result.txs,
+        receipts: result.receipts,
+        atomic: extras.atomic,
+        layer,
+      })
     })
   }
 
   /** Re-execute a received block on its parent and compare; on success it becomes pending. */
-  verify(rlp: Uint8Array, capacity?: bigint): Promise<ExecutedBlock> {
+  verify(rlp: Uint8Array, capacity?: bigint, extend?: ExtendBlock): Promise<ExecutedBlock> {
     return this.serial(async () => {
-      const { header, txs: rawTxs } = decodeBlock(rlp)
+      const { header, txs: rawTxs, extData } = decodeBlock(rlp)
       const hash = headerHash(header)
       const known = this.pending.get(bytesToHex(hash))
       if (known !== undefined) return known
       const parent = this.parent(header.parentHash).header
       if (header.number !== parent.number + 1n) throw new BlockError('invalid block number')
+      const want = extDataHashOf(extData)
+      if (!equalsBytes(header.extDataHash, want)) {
+        throw new BlockError(
+          `extra data hash mismatch: have ${bytesToHex(header.extDataHash)}, want ${bytesToHex(want)}`,
+        )
+      }
       const txs = rawTxs.map((raw: Uint8Array) => createTxFromBlockBodyData(raw, { common: this.opts.common }))
+      let extras = NO_EXTRAS
       const { result, layer } = await this.run(header.parentHash, envOfHeader(header, capacity), async (run) => {
         for (const [i, tx] of txs.entries()) {
           const refusal = await run.add(tx)
@@ -135,10 +168,26 @@ export class Executor {
           if (refusal !== undefined)
             throw new BlockError(`could not apply tx ${i} [${bytesToHex(tx.hash())}]: ${refusal.reason}`)
         }
+        if (extend !== undefined) extras = await extend(run, extData)
+        else if (extData.length > 0) throw new BlockError('this chain takes no atomic transactions')
       })
+      if ((header.extDataGasUsed ?? 0n) !== extras.extDataGasUsed) {
+        throw new BlockError(
+          `invalid extDataGasUsed: have ${header.extDataGasUsed ?? 0n}, want ${extras.extDataGasUsed}`,
+        )
+      }
+      if (txs.length === 0 && extras.atomic.length === 0) throw new BlockError('empty block')
       const mismatch = compare(header, result)
       if (mismatch !== undefined) throw new BlockError(mismatch)
-      return this.remember({ hash, header, rlp, txs: result.txs, receipts: result.receipts, layer })
+      return this.remember({
+        hash,
+        header,
+        rlp,
+        txs: result.txs,
+        receipts: result.receipts,
+        atomic: extras.atomic,
+        layer,
+      })
     })
   }
 
@@ -151,7 +200,7 @@ export class Executor {
   }
 
   /** Persist a pending child of the last accepted block in one batch (with `extra`); returns it. */
-  accept(hash: Uint8Array, extra: readonly ExtraPut[] = []): Promise<ExecutedBlock> {
+  accept(hash: Uint8Array, extra: readonly ExtraWrite[] = []): Promise<ExecutedBlock> {
     return this.serial(async () => {
       const key = bytesToHex(hash)
       const block = this.pending.get(key)

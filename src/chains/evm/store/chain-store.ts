@@ -15,12 +15,13 @@ export type ChainDb = AbstractLevel<any, any, any>
 // biome-ignore lint/suspicious/noExplicitAny: see above
 type Bytes = AbstractSublevel<any, any, Uint8Array, Uint8Array>
 
-/** A put into one of the chain's other sublevels (`ChainStore.sublevel`) that goes in an accepted block's batch. */
-export interface ExtraPut {
-  sublevel: Bytes
-  key: Uint8Array
-  value: Uint8Array
-}
+/**
+ * A write that goes in an accepted block's batch: a put into one of the chain's other sublevels
+ * (`ChainStore.sublevel`), or a put or delete in another sublevel of the same database (shared memory's).
+ */
+export type ExtraWrite =
+  | { type?: 'put'; sublevel: Bytes; key: Uint8Array; value: Uint8Array }
+  | { type: 'del'; sublevel: Bytes; key: Uint8Array }
 
 export interface TxLocation {
   blockHash: Uint8Array
@@ -124,9 +125,15 @@ export class ChainStore {
   }
 
   /** Block, receipts, indexes, state nodes (the layer's), `extra` and the last-accepted pointer: one batch. */
-  async accept(block: AcceptedBlock, layer: NodeLayer | undefined, extra: readonly ExtraPut[] = []): Promise<void> {
-    const batch = this.db.batch()
-    for (const e of extra) batch.put(e.key, e.value, { sublevel: e.sublevel })
+  async accept(block: AcceptedBlock, layer: NodeLayer | undefined, extra: readonly ExtraWrite[] = []): Promise<void> {
+    // the root's batch: abstract-level 3 prefixes a chained batch's `del` with the batch's own sublevel (it takes
+    // the given one for a descendant), so a delete in shared memory's sublevel needs the common root
+    const root = (this.db as unknown as { db?: ChainDb }).db ?? this.db
+    const batch = root.batch()
+    for (const e of extra) {
+      if (e.type === 'del') batch.del(e.key, { sublevel: e.sublevel })
+      else batch.put(e.key, e.value, { sublevel: e.sublevel })
+    }
     for (const op of layer?.batchOps() ?? []) batch.put(op.key, op.value, { sublevel: this.nodes })
     batch.put(block.hash, block.rlp, { sublevel: this.blocks })
     batch.put(num(block.number), block.hash, { sublevel: this.canonical })
