@@ -53,6 +53,8 @@ export interface TestChainVmOptions {
   app?: AppSender
   options?: EvmChainVmOptions
   dev?: boolean
+  /** more of the chain's context (shared memory, chain lookup, the primary network's IDs) */
+  context?: (db: ChainDatabase) => Partial<ChainVmContext>
 }
 
 export async function openTestChainVm(opts: TestChainVmOptions = {}): Promise<TestChainVm> {
@@ -81,6 +83,7 @@ export async function openTestChainVm(opts: TestChainVmOptions = {}): Promise<Te
     config: opts.config ?? '',
     dev,
     app: opts.app ?? recordingAppSender(),
+    ...opts.context?.(db),
   }
   const vm = new EvmChainVm({ now, clientVersion: 'v1.14.0', ...opts.options })
   try {

@@ -16,7 +16,7 @@ import type { TxSource } from './exec/builder.js'
 import { type AcceptedEvent, EvmChainCore } from './exec/chain.js'
 import { createEvmCommon } from './exec/common.js'
 import type { ExecutedBlock } from './exec/executor.js'
-import type { GenesisAlloc } from './exec/genesis-state.js'
+import { presetAlloc } from './exec/genesis-state.js'
 import { type AvaHeader, decodeBlock } from './header.js'
 import { maxCapacity, target } from './rules/acp176.js'
 import { minDelayMs } from './rules/acp226.js'
@@ -41,19 +41,6 @@ export interface EvmVmOptions {
 export const UNFINALIZED = 'cannot query unfinalized data'
 /** Smallest gas a tx needs: below this much capacity a block would be empty. */
 const MIN_TX_GAS = 21_000n
-
-function allocOf(preset: EvmPreset): GenesisAlloc {
-  const out: GenesisAlloc = {}
-  for (const [address, a] of preset.genesis.alloc) {
-    out[address] = {
-      balance: a.balance,
-      ...(a.nonce === undefined ? {} : { nonce: a.nonce }),
-      ...(a.code === undefined ? {} : { code: bytesToHex(a.code) }),
-      ...(a.storage === undefined ? {} : { storage: Object.fromEntries(a.storage) }),
-    }
-  }
-  return out
-}
 
 export class EvmVm implements EthBackend {
   readonly chainId: bigint
@@ -93,7 +80,11 @@ export class EvmVm implements EthBackend {
     const pruning = config.pruningEnabled
       ? { mode: 'pruning' as const, stateHistory: config.stateHistory }
       : { mode: 'archive' as const }
-    const core = await EvmChainCore.open(opts.db, { header, alloc: allocOf(preset) }, { common, pruning })
+    const core = await EvmChainCore.open(
+      opts.db,
+      { header, alloc: presetAlloc(preset.genesis.alloc) },
+      { common, pruning },
+    )
     let vm: EvmVm | undefined
     const pool = new TxPool({
       chainId: preset.chainId,

@@ -76,10 +76,10 @@ export function decodeBytes(text: string, encoding: string): Uint8Array {
   if (!text.startsWith('0x')) throw new FirnError('missing 0x prefix to hex encoding')
   const body = text.slice(2)
   const bad = body.search(/[^0-9a-fA-F]/)
-  if (bad >= 0)
-    throw new FirnError(
-      `encoding/hex: invalid byte: U+${body.charCodeAt(bad).toString(16).toUpperCase().padStart(4, '0')} ${JSON.stringify(body[bad])}`,
-    )
+  if (bad >= 0) {
+    const code = body.charCodeAt(bad).toString(16).toUpperCase().padStart(4, '0')
+    throw new FirnError(`encoding/hex: invalid byte: U+${code} '${body[bad]}'`)
+  }
   if (body.length % 2 !== 0) throw new FirnError('encoding/hex: odd length hex string')
   const bytes = Uint8Array.from(Buffer.from(body, 'hex'))
   if (encoding === 'hexnc') return bytes

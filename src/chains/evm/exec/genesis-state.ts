@@ -1,5 +1,6 @@
 /** The genesis allocation written into a fresh state (geth's genesis `alloc` shape, numbers as hex or bigint). */
-import { Account, type Address, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import { Account, type Address, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import type { GenesisAccount as PresetAccount } from '../rules/presets.js'
 import type { AvaStateManager } from '../state/state-manager.js'
 
 export interface GenesisAccount {
@@ -35,4 +36,18 @@ export async function writeGenesisAlloc(sm: AvaStateManager, alloc: GenesisAlloc
     }
   }
   return sm.getStateRoot()
+}
+
+/** A preset's allocation (rules/presets.ts: bytes and maps) in the `alloc` shape written here. */
+export function presetAlloc(alloc: ReadonlyMap<string, PresetAccount>): GenesisAlloc {
+  const out: GenesisAlloc = {}
+  for (const [address, a] of alloc) {
+    out[address] = {
+      balance: a.balance,
+      ...(a.nonce === undefined ? {} : { nonce: a.nonce }),
+      ...(a.code === undefined ? {} : { code: bytesToHex(a.code) }),
+      ...(a.storage === undefined ? {} : { storage: Object.fromEntries(a.storage) }),
+    }
+  }
+  return out
 }
