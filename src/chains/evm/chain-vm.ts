@@ -215,7 +215,8 @@ export class EvmChainVm implements ChainVm {
   // ---- phases and app messages -------------------------------------------------------------------------------
 
   setState(state: 'bootstrapping' | 'normalOp'): void {
-    const { gossiper, atomicGossiper } = this.#open()
+    const { gossiper, atomicGossiper, evm } = this.#open()
+    if (evm.atomic !== undefined) evm.atomic.bootstrapped = state === 'normalOp'
     if (state === 'normalOp' && !this.#closed) {
       gossiper.start()
       atomicGossiper?.start()
@@ -265,6 +266,9 @@ export class EvmChainVm implements ChainVm {
         ageSeconds: Math.max(0, Math.floor(evm.now() / 1000) - Number(header.time)),
       },
       pool: { pending: pool.pending, queued: pool.queued },
+      ...(evm.atomic === undefined
+        ? {}
+        : { atomicMempool: { pending: evm.atomic.mempool.pendingCount, size: evm.atomic.mempool.size } }),
       processing: evm.core.executor.pending.size,
     }
   }

@@ -63,6 +63,8 @@ export interface FoundAtomicTx {
 
 export class AtomicBackend {
   readonly mempool = new AtomicMempool()
+  /** false while the chain bootstraps (the VM's `setState`): see AtomicVerifyEnv.bootstrapped */
+  bootstrapped = true
 
   constructor(private readonly opts: AtomicBackendOptions) {}
 
@@ -77,6 +79,7 @@ export class AtomicBackend {
       nowUnix: BigInt(Math.floor(this.opts.now() / 1000)),
       memory: this.opts.memory,
       spent,
+      bootstrapped: this.bootstrapped,
     }
   }
 

@@ -30,6 +30,12 @@ export interface AtomicVerifyEnv {
   memory: ChainSharedMemory
   /** whether an atomic tx of a processing ancestor (or of this block, before this tx) spends the input ID */
   spent(inputId: Hex): boolean
+  /**
+   * false while the chain bootstraps: accepted blocks are re-executed without reading the import's UTXOs (the
+   * source chain may not have accepted its export yet; shared memory keeps a removal marker), as the reference
+   * does
+   */
+  bootstrapped: boolean
 }
 
 /** The state an atomic tx changes: the run's state manager, or a view for the mempool's check. */
@@ -48,6 +54,7 @@ export async function verifyAtomicTx(d: DecodedTx, env: AtomicVerifyEnv): Promis
   if (flow !== undefined) return flow
   const count = credentialCountProblem(d.tx)
   if (count !== undefined) return count
+  if (!env.bootstrapped) return undefined
   if (u.type === 'import') {
     let utxos: Utxo[]
     try {
