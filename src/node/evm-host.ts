@@ -1,7 +1,7 @@
 /**
  * What the node wires into each chain of Firn's EVM (src/chains/evm/chain-vm.ts), whatever its alias: the built-in
  * `evm` factory, whose VMs send their transactions through their chain actor (`chain.submitTxs` under tickets,
- * src/node/tx-admission.ts), reach their chain's profiler actor and log levels, and read a declared genesis JSON
+ * src/node/tx-admission.ts; `avax.issueTx`'s atomic txs alike), reach their chain's profiler actor and log levels, and read a declared genesis JSON
  * with `evmPresetFromGenesis`; and, for an opened EVM chain, the admission its `chainIo` slot runs and where its
  * chain admin API writes profiles.
  */
@@ -10,6 +10,8 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import type { AnyActorRef } from 'xstate'
 import type { ChainEmitted, TxsAdmitted } from '../../actors/chains/chain.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
+import { fromHex } from '../chains/evm/atomic/hex.js'
+import { type DecodedTx, idCb58 } from '../chains/evm/atomic/ids.js'
 import { EvmChainVm, evmVmFactory } from '../chains/evm/chain-vm.js'
 import type { EvmConfig } from '../chains/evm/config.js'
 import { evmPresetFromGenesis } from '../chains/evm/rules/genesis-json.js'
@@ -50,13 +52,18 @@ function chainProfileDir(profileDir: string, config: EvmConfig, alias: string): 
   return `${expanded}_coreth_performance_${alias}`
 }
 
+/** What waits under a ticket: an EVM tx, or an atomic tx (by its ID) for the atomic mempool. */
+type Parked = TypedTransaction | { atomic: DecodedTx; hash(): Uint8Array }
+
 export function evmHost(deps: EvmHostDeps): EvmHost {
-  const tickets = new Map<string, TxTickets<TypedTransaction>>()
+  const tickets = new Map<string, TxTickets<Parked>>()
   const factory = evmVmFactory((ctx) => {
-    const parked = new TxTickets<TypedTransaction>()
+    const parked = new TxTickets<Parked>()
     tickets.set(ctx.chainId, parked)
+    const submit = submitThroughChain(parked, () => deps.system()?.get(SystemId.chain(ctx.alias)), deps.askStats)
     return {
-      submitTransaction: submitThroughChain(parked, () => deps.system()?.get(SystemId.chain(ctx.alias)), deps.askStats),
+      submitTransaction: submit,
+      submitAtomicTx: (d) => submit({ atomic: d, hash: () => fromHex(d.id, 32, 'tx ID') }),
       profiler: () => deps.system()?.get(SystemId.chainProfiler(ctx.alias)),
       ...(deps.askStats === undefined ? {} : { askStats: deps.askStats }),
       setLogLevels: (levels) => deps.logs.setLevels(ctx.alias, levels),
@@ -69,7 +76,10 @@ export function evmHost(deps: EvmHostDeps): EvmHost {
     admission(chainId, vm) {
       const parked = tickets.get(chainId)
       if (!(vm instanceof EvmChainVm) || parked === undefined) return undefined
-      return (e) => admitTickets(e, parked, vm.admitTransaction)
+      return (e) =>
+        admitTickets(e, parked, (t) =>
+          'atomic' in t ? vm.admitAtomicTx(t.atomic).then(() => idCb58(t.atomic.id)) : vm.admitTransaction(t),
+        )
     },
     adminApi(vm, alias) {
       if (!(vm instanceof EvmChainVm) || !vm.config.adminApiEnabled) return undefined

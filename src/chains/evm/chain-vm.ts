@@ -29,6 +29,8 @@ import type { SubmitTransaction } from './api/backend.js'
 import { createEvmHandlers, type EvmHandlers } from './api/handlers.js'
 import type { AtomicBackend } from './atomic/backend.js'
 import { atomicFactory } from './atomic/context.js'
+import type { DecodedTx } from './atomic/ids.js'
+import { AlreadyKnownError } from './atomic/mempool.js'
 import { EvmBlock } from './chain-block.js'
 import { type EvmPresetFromGenesis, resolveEvmPreset } from './chain-genesis.js'
 import { DEFAULT_ETH_APIS } from './config/keys.js'
@@ -48,6 +50,8 @@ export interface EvmChainVmOptions {
   /** the tx admission behind eth_sendRawTransaction and the keystore's sends (the chain actor's
    * `chain.submitTxs`, src/node/tx-admission.ts); the pool's own when absent */
   submitTransaction?: SubmitTransaction
+  /** the same for `avax.issueTx` (an atomic tx into the atomic mempool); `admitAtomicTx` when absent */
+  submitAtomicTx?: (d: DecodedTx) => Promise<unknown>
   /** the chain admin API's profiler actor (`profiler:<alias>`) */
   profiler?: () => AnyActorRef | undefined
   askStats?: AskStatsSink
@@ -212,6 +216,15 @@ export class EvmChainVm implements ChainVm {
   /** Admits a transaction into the pool (what the chain actor's admission runs once it said yes). */
   admitTransaction: SubmitTransaction = (tx) => this.#open().evm.submitTransaction(tx)
 
+  /** Admits an atomic tx into the atomic mempool, as `issueTx` does: one already pending is no error. */
+  admitAtomicTx = async (d: DecodedTx): Promise<void> => {
+    try {
+      await this.#open().evm.issueAtomicTx(d, true)
+    } catch (err) {
+      if (!(err instanceof AlreadyKnownError)) throw err
+    }
+  }
+
   // ---- phases and app messages -------------------------------------------------------------------------------
 
   setState(state: 'bootstrapping' | 'normalOp'): void {
@@ -308,7 +321,9 @@ export class EvmChainVm implements ChainVm {
             memory: ctx.sharedMemory,
             lookupChain: ctx.lookupChain,
             version: `v${SEMVER}`,
-            ...(evm.atomic === undefined ? {} : { txs: atomicTxApi(evm, evm.atomic) }),
+            ...(evm.atomic === undefined
+              ? {}
+              : { txs: atomicTxApi(evm, evm.atomic, opts.submitAtomicTx ?? this.admitAtomicTx) }),
           })
     return {
       '/rpc': { kind: 'eth', handlers: h.rpc, limits },
@@ -337,10 +352,12 @@ export class EvmChainVm implements ChainVm {
 }
 
 /** The API's view of the chain's atomic txs. */
-function atomicTxApi(evm: EvmVm, atomic: AtomicBackend): AtomicTxApi {
+function atomicTxApi(evm: EvmVm, atomic: AtomicBackend, submit: (d: DecodedTx) => Promise<unknown>): AtomicTxApi {
   const processing = () => evm.core.executor.pending.values()
   return {
-    issue: (d) => evm.issueAtomicTx(d, true),
+    issue: async (d) => {
+      await submit(d)
+    },
     status: (id) => atomic.status(id, evm.core.lastAccepted().header.number, processing()),
     find: (id) => atomic.find(id, processing()),
   }

@@ -20,7 +20,6 @@ import { type AddressContext, formatLocalAddress, parseServiceAddress } from '..
 import type { AtomicStatus, FoundAtomicTx } from '../atomic/backend.js'
 import { EMPTY_ID, fromHex, toHex } from '../atomic/hex.js'
 import { type DecodedTx, decodeSignedTx, idCb58 } from '../atomic/ids.js'
-import { AlreadyKnownError } from '../atomic/mempool.js'
 import type { Hex } from '../atomic/types.js'
 
 /** the reference's maxGetUTXOsAddrs */
@@ -42,7 +41,7 @@ export interface AtomicApiDeps {
 
 /** What the API asks of the chain's atomic backend. */
 export interface AtomicTxApi {
-  /** into the mempool (verified on the preferred state), then gossiped; `already known` when it is pending */
+  /** into the mempool (verified on the preferred state), then gossiped; a tx already pending is no error */
   issue(d: DecodedTx): Promise<void>
   status(id: Hex): Promise<AtomicStatus>
   find(id: Hex): Promise<FoundAtomicTx | undefined>
@@ -199,11 +198,7 @@ function atomicService(name: 'avax' | 'native', d: AtomicApiDeps): RpcService {
         } catch (e) {
           throw new FirnError(`problem parsing transaction: ${(e as Error).message}`)
         }
-        try {
-          await txs.issue(decoded)
-        } catch (e) {
-          if (!(e instanceof AlreadyKnownError)) throw e
-        }
+        await txs.issue(decoded)
         return { txID: idCb58(decoded.id) }
       }),
       GetAtomicTxStatus: defineMethod(fields({ txID: idArg }), async (p) => {
