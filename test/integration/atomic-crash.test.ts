@@ -27,6 +27,7 @@ import {
   evmBalance,
   evmNonce,
   finalStatus,
+  hexWithChecksum,
   issue,
   result,
   utxosFor,
@@ -54,6 +55,7 @@ interface Issued {
   creates: string[]
   /** + an import's EVM outputs, - an export's EVM inputs */
   evmDelta: bigint
+  bytes: Uint8Array
 }
 
 function describeTx(base: string, bytes: Uint8Array): Issued {
@@ -63,11 +65,19 @@ function describeTx(base: string, bytes: Uint8Array): Issued {
   if (u.type === 'import') {
     const kind = `import ${cb58(u.sourceChain).slice(0, 6)} -> ${base}`
     const evmDelta = u.outputs.reduce((a, o) => a + o.amount, 0n) * GWEI
-    return { id, base, kind, spends: inputIdsOf(u).map(cb58), creates: [], evmDelta }
+    return { id, base, kind, spends: inputIdsOf(u).map(cb58), creates: [], evmDelta, bytes }
   }
   const creates = u.exportedOutputs.map((_, i) => cb58(utxoIdOf(d.id, i)))
   const evmDelta = -u.inputs.reduce((a, i) => a + i.amount, 0n) * GWEI
-  return { id, base, kind: `export ${base} -> ${cb58(u.destinationChain).slice(0, 6)}`, spends: [], creates, evmDelta }
+  return {
+    id,
+    base,
+    kind: `export ${base} -> ${cb58(u.destinationChain).slice(0, 6)}`,
+    spends: [],
+    creates,
+    evmDelta,
+    bytes,
+  }
 }
 
 describe('a SIGKILL while atomic txs are accepted on C and D, twice', { timeout: 600_000 }, () => {
@@ -215,6 +225,7 @@ describe('a SIGKILL while atomic txs are accepted on C and D, twice', { timeout:
         await n.rpc(`${tx.base}/avax`, 'avax.getAtomicTx', { txID: tx.id, encoding: 'hex' }),
       )
       assert.equal(got.blockHeight, s.blockHeight)
+      assert.equal(got.tx, hexWithChecksum(tx.bytes), `${tx.kind} ${tx.id}: the bytes issued`)
     }
     console.log(`after the restart: ${JSON.stringify(statuses)} of ${issued.size} txs issued`)
 

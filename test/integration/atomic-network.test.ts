@@ -18,6 +18,7 @@ import {
   finalStatus,
   issue,
   type RpcNode,
+  result,
   utxosFor,
 } from '../helpers/atomic.js'
 import type { Context, Utxo } from '../helpers/avalanchejs.js'
@@ -50,6 +51,15 @@ async function acceptedEverywhere(nodes: FiveNode[], base: string, txID: string)
   for (const [i, s] of statuses.entries()) assert.equal(s.status, 'Accepted', `${nodes[i]!.name}: ${txID} ${s.status}`)
   const heights = new Set(statuses.map((s) => s.blockHeight))
   assert.equal(heights.size, 1, `${txID} at heights ${[...heights].join(', ')}`)
+  const txs = await Promise.all(
+    nodes.map(async (n) =>
+      result<{ tx: string; blockHeight: string }>(
+        await rpcNode(n).rpc(`${base}/avax`, 'avax.getAtomicTx', { txID, encoding: 'hex' }),
+      ),
+    ),
+  )
+  for (const [i, t] of txs.entries()) assert.deepEqual(t, txs[0], `getAtomicTx on ${nodes[i]!.name}`)
+  assert.equal(txs[0]!.blockHeight, statuses[0]!.blockHeight)
   return Number(statuses[0]!.blockHeight)
 }
 
