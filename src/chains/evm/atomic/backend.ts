@@ -238,32 +238,35 @@ export class AtomicBackend {
     return { height: view.getBigUint64(0), bytes: new Uint8Array(raw.subarray(8)) }
   }
 
-  /** `getAtomicTxStatus` as the reference answers it (`processing`: the node's processing blocks). */
+  /**
+   * `getAtomicTxStatus` as the reference answers it (`processing`: the node's processing blocks). What memory says
+   * (the mempool, the processing blocks) is read before the index: an accepted block's index is written before its
+   * txs leave memory, so a read of the index that misses a block being accepted meanwhile still finds them there
+   * (read after, an accepted tx could be in neither and answer Unknown).
+   */
   async status(id: Hex, tipHeight: bigint, processing: Iterable<ExecutedBlock>): Promise<AtomicStatus> {
+    const pooledStatus = this.mempool.status(id)
+    const inBlock = [...processing].some((b) => b.atomic.some((d) => d.id === id))
     const indexed = await this.#indexed(id)
     if (indexed !== undefined) {
       return indexed.height <= tipHeight
         ? { status: 'Accepted', blockHeight: indexed.height }
         : { status: 'Processing' }
     }
-    const pooledStatus = this.mempool.status(id)
-    if (pooledStatus === 'pending' || pooledStatus === 'issued') return { status: 'Processing' }
-    for (const b of processing) if (b.atomic.some((d) => d.id === id)) return { status: 'Processing' }
+    if (pooledStatus === 'pending' || pooledStatus === 'issued' || inBlock) return { status: 'Processing' }
     if (pooledStatus === 'discarded') return { status: 'Dropped' }
     return { status: 'Unknown' }
   }
 
-  /** `getAtomicTx`: the signed bytes, with the height once accepted; undefined when the node never saw it. */
+  /**
+   * `getAtomicTx`: the signed bytes, with the height once accepted; undefined when the node never saw it. Memory is
+   * read before the index, as `status` reads it.
+   */
   async find(id: Hex, processing: Iterable<ExecutedBlock>): Promise<FoundAtomicTx | undefined> {
+    const inMemory = this.mempool.get(id)?.d ?? [...processing].flatMap((b) => b.atomic).find((d) => d.id === id)
     const indexed = await this.#indexed(id)
     if (indexed !== undefined) return { bytes: indexed.bytes, blockHeight: indexed.height }
-    const pooledTx = this.mempool.get(id)
-    if (pooledTx !== undefined) return { bytes: pooledTx.d.signedBytes }
-    for (const b of processing) {
-      const d = b.atomic.find((x) => x.id === id)
-      if (d !== undefined) return { bytes: d.signedBytes }
-    }
-    return undefined
+    return inMemory === undefined ? undefined : { bytes: inMemory.signedBytes }
   }
 
   close(): void {
