@@ -84,7 +84,10 @@ export interface ExportTx {
   readonly exportedOutputs: TransferableOutput[]
 }
 export interface UnsignedTx {
+  /** the unsigned bytes (codec version first): what the credentials sign and the gas counts */
   toBytes(): Uint8Array
+  /** the ImportTx or ExportTx */
+  getTx(): unknown
   getSignedTx(): SignedTx
 }
 /** avalanchejs's Context (the fields its EVM builders read) */
