@@ -84,7 +84,10 @@ export interface ExportTx {
   readonly exportedOutputs: TransferableOutput[]
 }
 export interface UnsignedTx {
+  /** the unsigned bytes (codec version first): what the credentials sign and the gas counts */
   toBytes(): Uint8Array
+  /** the ImportTx or ExportTx */
+  getTx(): unknown
   getSignedTx(): SignedTx
 }
 /** avalanchejs's Context (the fields its EVM builders read) */
@@ -113,6 +116,20 @@ export interface Manager {
 
 type Ctor<A extends unknown[], T> = new (...args: A) => T
 
+/** `evm.EVMApi`: the C chain's `/ext/bc/C/avax` calls (its paths are C's) and `eth_baseFee` at /ext/bc/C/rpc */
+export interface EVMApi {
+  getUTXOs(input: {
+    addresses: string[]
+    sourceChain: string
+    limit?: number
+    startIndex?: { address: string; utxo: string }
+  }): Promise<{ utxos: Utxo[]; numFetched: number | string; endIndex: { address: string; utxo: string } }>
+  issueSignedTx(tx: SignedTx): Promise<{ txID: string }>
+  getAtomicTxStatus(txID: string): Promise<{ status: string; blockHeight?: string }>
+  /** wei */
+  getBaseFee(): Promise<bigint>
+}
+
 export interface Avalanchejs {
   Context: { getContextFromURI(baseURL?: string, assetDescription?: string): Promise<Context> }
   Id: { fromHex(hex: string): Id; fromString(cb58: string): Id }
@@ -125,6 +142,7 @@ export interface Avalanchejs {
   avaxSerial: { UTXOID: Ctor<[Id, Int], UtxoId>; SignedTx: unknown }
   evmSerial: { ImportTx: Ctor<never[], ImportTx>; ExportTx: Ctor<never[], ExportTx> }
   evm: {
+    EVMApi: Ctor<[baseURL?: string], EVMApi>
     newImportTxFromBaseFee(
       context: Context,
       toAddress: Uint8Array,
@@ -143,11 +161,22 @@ export interface Avalanchejs {
       nonce: bigint,
     ): UnsignedTx
   }
+  secp256k1: {
+    /** the compressed public key */
+    getPublicKey(privateKey: Uint8Array): Uint8Array
+    /** the 20-byte short address of a compressed public key */
+    publicKeyBytesToAddress(publicKey: Uint8Array): Uint8Array
+    publicKeyToEthAddress(publicKey: Uint8Array): Uint8Array
+  }
   addTxSignatures(args: { unsignedTx: UnsignedTx; privateKeys: Uint8Array[] }): Promise<void>
   utils: {
     getManagerForVM(vm: 'EVM'): Manager
     format(chainAlias: string, hrp: string, addr: Uint8Array): string
     parse(address: string): [string, string, Uint8Array]
+    hexToBuffer(hex: string): Uint8Array
+    bufferToHex(bytes: Uint8Array): string
+    /** the bytes and the last 4 bytes of their SHA-256 */
+    addChecksum(bytes: Uint8Array): Uint8Array
   }
 }
 

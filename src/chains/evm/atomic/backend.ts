@@ -118,13 +118,17 @@ export class AtomicBackend {
       let bytes = 0
       const room = (run.env.capacity ?? run.env.gasLimit) - run.used
       for (const c of this.mempool.candidates()) {
-        if (block.ancestorTxs.has(c.d.id)) continue
+        if (block.ancestorTxs.has(c.d.id) || this.mempool.status(c.d.id) !== 'pending') continue
         if (gas + c.gas > room || bytes + c.d.signedBytes.length > ATOMIC_TXS_SIZE_TARGET) continue
-        const problem =
-          (await verifyAtomicTx(
-            c.d,
-            this.#env(run.env.baseFee, (id) => spent.has(id)),
-          )) ?? (await transferAtomic(c.d, this.opts.ctx.avaxAssetId, run.sm))
+        const invalid = await verifyAtomicTx(
+          c.d,
+          this.#env(run.env.baseFee, (id) => spent.has(id)),
+        )
+        // an issueTx may have replaced it meanwhile (a conflict paying more): a tx no longer pending is not taken
+        if (this.mempool.status(c.d.id) !== 'pending') continue
+        // issued from here, not when the build ends: a tx in a block being built is not replaced (mempool.ts)
+        if (invalid === undefined) this.mempool.markIssued([c.d.id])
+        const problem = invalid ?? (await transferAtomic(c.d, this.opts.ctx.avaxAssetId, run.sm))
         if (problem !== undefined) {
           this.opts.warn?.('atomic tx dropped', { txID: idCb58(c.d.id), reason: problem })
           this.mempool.discard(c.d.id)
@@ -136,7 +140,6 @@ export class AtomicBackend {
         bytes += c.d.signedBytes.length
       }
       if (taken.length === 0) return NO_EXTRAS
-      this.mempool.markIssued(taken.map((d) => d.id))
       return { extData: encodeTxBatch(taken.map((d) => d.tx)), extDataGasUsed: gas, atomic: taken }
     }
   }
