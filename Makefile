@@ -11,7 +11,7 @@ UNIT_TESTS = $(shell find test/unit -name '*.test.ts' | sort)
 INTEGRATION_TESTS = $(shell find test/integration -name '*.test.ts' | sort)
 EXAMPLES = $(shell find examples -maxdepth 1 -name '*.ts' | sort)
 
-.PHONY: all install run inspect test typecheck lint format test-unit test-integration examples bench clean clean-data network network-stop
+.PHONY: all install browser run inspect test typecheck lint format test-unit test-integration examples bench clean clean-data network network-stop
 
 all: test
 
@@ -23,6 +23,15 @@ install: node_modules/.firn-installed
 node_modules/.firn-installed: package.json package-lock.json
 	npm install --no-audit --no-fund --loglevel=error
 	@touch $@
+
+# Web pages are tested in Debian's Chromium (driven by playwright-core): installed when missing.
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM
+browser: $(CHROMIUM)
+$(CHROMIUM):
+	@command -v apt-get >/dev/null || { echo "install Chromium and set CHROMIUM=<its path>"; exit 1; }
+	$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq
+	$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq --no-install-recommends chromium >/dev/null
 
 ## run: a dev node on 127.0.0.1:9650 (local network, this node the only validator, admin API on)
 run: install
@@ -40,7 +49,7 @@ network-stop: install
 	$(TSX) scripts/network.ts stop
 
 ## test: typecheck, lint, unit, integration, examples
-test: install typecheck lint test-unit test-integration examples
+test: install browser typecheck lint test-unit test-integration examples
 
 typecheck: install
 	$(BIN)/tsc --noEmit -p .
@@ -54,7 +63,7 @@ format: install
 test-unit: install
 	$(TEST) $(UNIT_TESTS)
 
-test-integration: install
+test-integration: install browser
 	$(TEST) --test-concurrency=1 $(INTEGRATION_TESTS)
 
 examples: install
