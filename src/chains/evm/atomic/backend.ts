@@ -237,15 +237,18 @@ export class AtomicBackend {
 
   /** `getAtomicTxStatus` as the reference answers it (`processing`: the node's processing blocks). */
   async status(id: Hex, tipHeight: bigint, processing: Iterable<ExecutedBlock>): Promise<AtomicStatus> {
+    // the mempool and the processing blocks are read BEFORE the index: an accept that lands while the index read
+    // waits writes the index first and then takes the tx out of the mempool, so a tx read as pooled or processing
+    // here is either still so or in the index by then (read the other way round it was briefly `Unknown`)
+    const pooledStatus = this.mempool.status(id)
+    const inProcessing = [...processing].some((b) => b.atomic.some((d) => d.id === id))
     const indexed = await this.#indexed(id)
     if (indexed !== undefined) {
       return indexed.height <= tipHeight
         ? { status: 'Accepted', blockHeight: indexed.height }
         : { status: 'Processing' }
     }
-    const pooledStatus = this.mempool.status(id)
-    if (pooledStatus === 'pending' || pooledStatus === 'issued') return { status: 'Processing' }
-    for (const b of processing) if (b.atomic.some((d) => d.id === id)) return { status: 'Processing' }
+    if (pooledStatus === 'pending' || pooledStatus === 'issued' || inProcessing) return { status: 'Processing' }
     if (pooledStatus === 'discarded') return { status: 'Dropped' }
     return { status: 'Unknown' }
   }
