@@ -233,6 +233,10 @@ try {
       wallSeconds: round((performance.now() - started) / 1000),
     }),
   )
+} catch (err) {
+  // the node's last words help more than the client's stack
+  process.stderr.write(`${node?.output().slice(-4000) ?? ''}\n`)
+  throw err
 } finally {
   await node?.cleanup()
   await rm(dir, { recursive: true, force: true })
