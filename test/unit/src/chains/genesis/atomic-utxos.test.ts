@@ -174,6 +174,19 @@ describe('genesis atomicUtxos: parsing', () => {
   })
 })
 
+describe('genesis atomicUtxos: on a custom network', () => {
+  it('takes the custom HRP (short form; load.test.ts has the full form) and refuses the local one', () => {
+    const custom = { networkId: 1337, dev: false, nowSec: 1_800_000_000 }
+    const owner = hexToBytes(EWOQ as `0x${string}`)
+    const doc = (address: string) => JSON.stringify({ atomicUtxos: [entry({ address })] })
+    const g = parseNetworkGenesis(doc(formatAddress('X', 'custom', owner)), 'g.json', custom)
+    assert.equal(g.atomicUtxos?.[0]?.address, EWOQ)
+    assert.throws(() => parseNetworkGenesis(doc(EWOQ_X), 'g.json', custom), {
+      message: `unable to load genesis file g.json: atomicUtxos[0].address: expected hrp "custom" but got "local" in address ${EWOQ_X}`,
+    })
+  })
+})
+
 describe('genesis atomicUtxos: the UTXOs', () => {
   it('derives tx IDs from the entry index and puts count outputs per entry, grouped by pair', () => {
     const domain = new TextEncoder().encode('firn/genesis-atomic-utxos/v1')
