@@ -235,7 +235,7 @@ try {
         floor: {
           what: 'decodeSignedTx + verifyAtomicTx + transferAtomic, in process, one core',
           txPerSec: Math.round(floorTps),
-          cpuMsPerTx: round(1000 / floorTps),
+          msPerTx: round(1000 / floorTps),
           runs: FLOOR_RUNS,
           of: 'median',
         },
