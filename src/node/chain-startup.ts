@@ -8,11 +8,12 @@ import { type AnyActorRef, waitFor } from 'xstate'
 import { SystemId } from '../../actors/system-ids.js'
 import { type ChainRoutes, chainRoutes } from '../api/chain-routes.js'
 import type { Router } from '../api/http/router.js'
+import { genesisUtxoElements } from '../chains/evm/atomic/genesis-utxos.js'
 import { toHex } from '../chains/evm/atomic/hex.js'
 import { presetXUtxos } from '../chains/evm/atomic/preset-utxos.js'
 import { shortAddressOfKey } from '../chains/evm/atomic/sign.js'
 import { EWOQ_PRIVATE_KEY } from '../chains/evm/rules/presets.js'
-import type { DeclaredChain } from '../chains/genesis/load.js'
+import type { DeclaredChain, GenesisAtomicUtxos } from '../chains/genesis/load.js'
 import type { ChainEntry } from '../chains/registry.js'
 import { seedOnce } from '../chains/shared-memory/seed.js'
 import type { SharedMemory } from '../chains/shared-memory/shared-memory.js'
@@ -39,6 +40,31 @@ export async function seedPresetSharedMemory(
   const elements = presetXUtxos(toHex(idFromString(ids.avaxAssetId)), owner)
   if (await seedOnce(memory, ids.X, ids.C, elements)) {
     log.info('shared memory seeded', { source: 'X', destination: 'C', utxos: elements.length })
+  }
+}
+
+/** The marker of the genesis file's seeding (src/chains/shared-memory/seed.ts), apart from the presets' one. */
+export const GENESIS_SEED_TAG = 'genesis-file'
+
+/**
+ * The genesis file's `atomicUtxos` (src/chains/genesis/atomic-utxos.ts): each chain pair seeded once in the life of
+ * the data dir (a later change to the list does not seed again: the log says so).
+ */
+export async function seedGenesisSharedMemory(
+  memory: SharedMemory,
+  entries: readonly GenesisAtomicUtxos[] | undefined,
+  ids: ChainIds,
+  log: Logger,
+): Promise<void> {
+  if (entries === undefined || entries.length === 0) return
+  const asset = toHex(idFromString(ids.avaxAssetId))
+  for (const g of genesisUtxoElements(entries, asset)) {
+    const pair = { source: g.sourceChain, destination: g.destinationChain, utxos: g.elements.length }
+    if (await seedOnce(memory, g.sourceChain, g.destinationChain, g.elements, GENESIS_SEED_TAG)) {
+      log.info('shared memory seeded from the genesis file', pair)
+    } else {
+      log.info('shared memory was seeded from the genesis file at an earlier start: not again', pair)
+    }
   }
 }
 

@@ -37,7 +37,12 @@ import { listActors } from './actor-tree.js'
 import { openChain } from './chain-host.js'
 import { ChainRuntimes } from './chain-runtimes.js'
 import { chainLogic } from './chain-slots.js'
-import { awaitInstalledChains, declareChainRoutes, seedPresetSharedMemory } from './chain-startup.js'
+import {
+  awaitInstalledChains,
+  declareChainRoutes,
+  seedGenesisSharedMemory,
+  seedPresetSharedMemory,
+} from './chain-startup.js'
 import { evmHost } from './evm-host.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
@@ -127,6 +132,7 @@ async function build(
   // atomic UTXOs between chains
   const sharedMemory = new SharedMemory(db)
   await seedPresetSharedMemory(sharedMemory, config.networkId, chains.ids, log)
+  await seedGenesisSharedMemory(sharedMemory, config.genesis.atomicUtxos, chains.ids, log)
   for (const { entry } of entries) logs.get(entry.alias)
 
   // the actor system, once it runs: the chains' tx admission and admin API reach their actors through it

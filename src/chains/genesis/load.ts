@@ -9,6 +9,8 @@
  *   is checked for its shape, then the reference's rules (the file's networkID must be the node's); its
  *   `cChainGenesis` becomes the C chain's genesis and its `initialStakers` the genesis validators.
  *
+ * Either form may carry `atomicUtxos` (atomic-utxos.ts): UTXOs seeded into shared memory at the first start.
+ *
  * The result lists every chain the node runs, the preset's C chain first (its ID stays the preset's).
  */
 import { readFileSync } from 'node:fs'
@@ -19,11 +21,13 @@ import { GoJsonSyntaxError, type JsonNode, parseGoJson } from '../evm/config/go-
 import { presetCChainGenesis } from '../evm/rules/cchain-genesis-json.js'
 import { evmPresetFromGenesis } from '../evm/rules/genesis-json.js'
 import { EvmGenesisError } from '../evm/rules/genesis-json-values.js'
+import { type GenesisAtomicUtxos, parseGenesisAtomicUtxos } from './atomic-utxos.js'
 import { type DeclaredChain, parseChainDeclarations } from './declarations.js'
 import { fieldFail, fieldPath, GenesisFieldError, objectFields, stringField, toPlain, uintField } from './json-node.js'
 import { NETWORK_GENESIS_KEYS, parseNetworkGenesisConfig } from './network.js'
 import { genesisStakerWeights, validateNetworkGenesis } from './network-rules.js'
 
+export type { GenesisAtomicUtxos } from './atomic-utxos.js'
 export type { DeclaredChain } from './declarations.js'
 
 /** Largest genesis file Firn reads. */
@@ -37,6 +41,8 @@ export interface NetworkGenesis {
   chains: DeclaredChain[]
   /** the file's initialStakers and their stake (decimal nAVAX); absent: the network preset's validators */
   validators?: { nodeId: string; weight: string }[]
+  /** the file's `atomicUtxos` (atomic-utxos.ts), seeded into shared memory once per data dir; absent: none */
+  atomicUtxos?: GenesisAtomicUtxos[]
 }
 
 export interface GenesisSource {
@@ -55,8 +61,8 @@ export interface GenesisOptions {
 }
 
 const LOAD_FAILED = 'unable to load genesis file'
-/** the fields of the short form: the preset's genesis plus chains */
-const SHORT_FORM_KEYS = ['chains', 'networkID', 'message']
+/** the fields of the short form: the preset's genesis plus chains (and UTXOs to seed) */
+const SHORT_FORM_KEYS = ['chains', 'atomicUtxos', 'networkID', 'message']
 
 /** The preset's chains, or the genesis file's. Throws ConfigError with the file and the field. */
 export function loadNetworkGenesis(source: GenesisSource, opts: GenesisOptions): NetworkGenesis {
@@ -115,7 +121,7 @@ function fromDocument(root: JsonNode, origin: string, opts: GenesisOptions): Net
     fieldFail('', `overrides standard network genesis config: ${networkName(networkId)}`)
   }
   if (root.kind !== 'object') fieldFail('', 'expected a JSON object (the network genesis, or {"chains": [...]})')
-  const fields = objectFields(root, '', [...NETWORK_GENESIS_KEYS, 'chains'])
+  const fields = objectFields(root, '', [...NETWORK_GENESIS_KEYS, 'chains', 'atomicUtxos'])
   const referenceFields = [...fields.keys()].filter((k) => !SHORT_FORM_KEYS.includes(k))
   const ids = chainIds(networkId)
   const takenIds = new Map([
@@ -134,23 +140,36 @@ function fromDocument(root: JsonNode, origin: string, opts: GenesisOptions): Net
       fieldFail('networkID', `conflicting networkIDs: expected ${networkId} but config contains ${fileNetworkId}`)
     }
     const declared = parseChainDeclarations(chains, { networkId, dev: opts.dev, takenIds })
-    return { origin, chains: [cChain(networkId, presetCChainGenesis(networkId)), ...declared] }
+    const all = [cChain(networkId, presetCChainGenesis(networkId)), ...declared]
+    return { origin, chains: all, ...atomicUtxosOf(fields.get('atomicUtxos'), networkId, all) }
   }
   if (networkId === NetworkId.local) {
     fieldFail(
       referenceFields[0]!,
-      'overrides standard network genesis config: local (on the local network a genesis file holds only "chains", "networkID" and "message")',
+      'overrides standard network genesis config: local (on the local network a genesis file holds only "chains", "atomicUtxos", "networkID" and "message")',
     )
   }
   const config = parseNetworkGenesisConfig(fields)
   validateNetworkGenesis(config, networkId, opts.nowSec)
   const cGenesis = cChainGenesisJson(config.cChainGenesis, opts)
   const declared = parseChainDeclarations(chains, { networkId, dev: opts.dev, takenIds })
+  const all = [cChain(networkId, cGenesis), ...declared]
   return {
     origin,
-    chains: [cChain(networkId, cGenesis), ...declared],
+    chains: all,
     validators: genesisStakerWeights(config),
+    ...atomicUtxosOf(fields.get('atomicUtxos'), networkId, all),
   }
+}
+
+/** `{ atomicUtxos }` when the file lists any, else nothing. */
+function atomicUtxosOf(
+  node: JsonNode | undefined,
+  networkId: number,
+  chains: DeclaredChain[],
+): { atomicUtxos?: GenesisAtomicUtxos[] } {
+  const atomicUtxos = parseGenesisAtomicUtxos(node, { networkId, ids: chainIds(networkId), chains })
+  return atomicUtxos.length === 0 ? {} : { atomicUtxos }
 }
 
 /** The cChainGenesis string: JSON the EVM can run (checked now, so a bad one stops the node before it starts). */

@@ -347,10 +347,11 @@ export class SharedMemory {
     if (ops.length > 0) await this.sublevel.batch(ops.map((op) => ({ ...op })))
   }
 
-  /** The key marking that `source`'s side toward `dest` was seeded (seed.ts). */
-  seededKey(source: ChainIdLike, dest: ChainIdLike): Uint8Array {
+  /** The key marking that `source`'s side toward `dest` was seeded (seed.ts) by the seeder named `tag`. */
+  seededKey(source: ChainIdLike, dest: ChainIdLike, tag = ''): Uint8Array {
     const s = side(chainIdBytes(source), chainIdBytes(dest), 'outbound')
-    return concatBytes(s.valueBase.subarray(0, 32), Uint8Array.of(SEEDED_PREFIX, s.valueBase[32]!))
+    const name = new TextEncoder().encode(tag)
+    return concatBytes(s.valueBase.subarray(0, 32), Uint8Array.of(SEEDED_PREFIX, s.valueBase[32]!), name)
   }
 
   private loadSeq(): Promise<void> {

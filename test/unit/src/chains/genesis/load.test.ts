@@ -176,6 +176,24 @@ describe('network genesis: the full form (custom networks)', () => {
     ])
   })
 
+  it('atomicUtxos may name the declared chains (destination D here)', () => {
+    const entry = { sourceChain: 'X', destinationChain: 'D', amount: '5', count: 2 }
+    // the custom HRP: the local address re-encoded (its bech32 checksum differs)
+    const owner = bech32.fromWords(bech32.decode(OTHER.slice(2), false).words)
+    const custom1337 = `D-${bech32.encode('custom', bech32.toWords(owner), false)}`
+    const g = parseNetworkGenesis(fullGenesis({ atomicUtxos: [{ ...entry, address: custom1337 }] }), 'g.json', custom)
+    assert.deepEqual(g.atomicUtxos, [
+      {
+        sourceChain: chainIds(1337).X,
+        destinationChain: dId(1337),
+        address: `0x${Buffer.from(owner).toString('hex')}`,
+        amount: '5',
+        count: 2,
+        locktime: '0',
+      },
+    ])
+  })
+
   it('an uneven split gives the last staker the rest', () => {
     const text = fullGenesis().replace('18000000000000000001', '0')
     assert.deepEqual(
