@@ -90,7 +90,14 @@ export async function floorRun(
   try {
     const memory = new SharedMemory(db).forChain(s.cChain)
     const ctx = syntaxContext(s)
-    const env = { ctx, baseFee: baseFeeWei, nowUnix: BigInt(Math.floor(Date.now() / 1000)), memory, spent: () => false }
+    const env = {
+      ctx,
+      baseFee: baseFeeWei,
+      nowUnix: BigInt(Math.floor(Date.now() / 1000)),
+      memory,
+      spent: () => false,
+      bootstrapped: true,
+    }
     const state = memoryState(keys, balanceWei)
     const perKey = signed[0]?.length ?? 0
     const t0 = performance.now()
