@@ -238,4 +238,15 @@ describe('the atomic API on a dev node', () => {
     assert.equal((await evmBalance(node, C)) - balance0, (DEV_X_UTXO_AMOUNT - fee) * WEI)
     assert.equal((await utxosFor(node, C, 'C', 'X', ctx)).length, DEV_X_UTXO_COUNT - 2)
   })
+
+  it('answers under every alias of C and its chain ID, as avax.* and native.*', async () => {
+    const ctx = await contextOf(node)
+    for (const base of ['/ext/bc/C', '/ext/C', '/ext/bc/evm', `/ext/bc/${ctx.cBlockchainID}`]) {
+      for (const ns of ['avax', 'native']) {
+        const r = await node.rpc(`${base}/${ns}`, `${ns}.getAtomicTxStatus`, { txID: ctx.avaxAssetID })
+        assert.equal(r.status, 200, `${base}/${ns}`)
+        assert.deepEqual(r.body.result, { status: 'Unknown' }, `${base}/${ns}`)
+      }
+    }
+  })
 })
