@@ -178,7 +178,12 @@ async function build(
   network = p2p
   const uptimeRecords = await p2p.loadUptime()
 
-  const profiler = profilerImplementation({ dir: config.profileDir, lockSources: { mailbox } })
+  // the heap is sampled only when an admin API can ask for a memory profile (src/profiling/heap-sampler.ts)
+  const profiler = profilerImplementation({
+    dir: config.profileDir,
+    lockSources: { mailbox },
+    sampleHeap: config.api.adminEnabled,
+  })
   cleanups.push(() => profiler.close())
   const inspector = config.inspect.enabled ? await startInspector(config.inspect.port, log) : undefined
   if (inspector) cleanups.push(() => inspector.stop())
@@ -319,7 +324,7 @@ async function build(
       // the reference's getConfig leaves the genesis bytes out
       config: { ...config, genesis: undefined },
       actors: () => listActors(actor),
-      cwd: process.cwd(),
+      profileDir: config.profileDir,
       askStats: mailbox,
     })
     http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([admin], { onError }) })
