@@ -295,9 +295,7 @@ async function build(
     allowedHosts: config.http.allowedHosts,
     allowedOrigins: config.http.allowedOrigins,
     trustedOrigins: config.http.trustedOrigins,
-    ...(config.http.tls.enabled
-      ? { tls: { cert: Buffer.from(config.http.tls.cert), key: Buffer.from(config.http.tls.key) } }
-      : {}),
+    ...(config.http.tls.enabled ? { tls: config.http.tls } : {}),
     nodeId,
     shutdownTimeoutMs: config.http.shutdownTimeoutMs,
     log: logs.get('http'),

@@ -50,7 +50,7 @@ export interface HttpServerOptions {
   /** `--http-trusted-origins`: pages allowed on guarded routes and WebSockets (default: `allowedOrigins`) */
   trustedOrigins?: string[]
   /** serve HTTPS with this PEM certificate (chain) and key */
-  tls?: { cert: Buffer; key: Buffer }
+  tls?: { cert: string | Buffer; key: string | Buffer }
   /** `NodeID-...`, sent as the `node-id` header on every response */
   nodeId: string
   /** JSON-RPC body cap in bytes, default 10 MiB (routes may set their own) */
