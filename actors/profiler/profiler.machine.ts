@@ -1,10 +1,10 @@
 /**
- * The profiler: answers `admin.startCPUProfiler`, `stopCPUProfiler`, `memoryProfile` and `lockProfile` (and the
- * C-chain's admin twins). Pure: the four IO steps are named promise slots the composition root `provide`s
+ * The profiler: answers `admin.startCPUProfiler`, `stopCPUProfiler`, `memoryProfile`, `lockProfile` and Firn's
+ * `heapSnapshot` (and the C-chain's admin twins). Pure: the five IO steps are named promise slots the composition root `provide`s
  * (`src/profiling/profiler.impl.ts`). Every command carries a `requestId` and gets exactly one emitted `reply`
  * in every state.
  *
- * Two parallel regions, because a memory or lock profile can be written whatever the CPU profiler is doing:
+ * Two parallel regions, because a memory, lock or heap-snapshot profile can be written whatever the CPU profiler is doing:
  *
  * - `cpu`: `idle -> starting -> running -> stopping -> idle`. A stop that arrives while starting waits for the
  *   start and then stops; a start that arrives while stopping waits for the stop and then starts again. An IO
@@ -47,6 +47,7 @@ export const profilerMachine = setup({
     stopCpuProfile: notProvidedPromise<void, ProfilerSlotInput>('stopCpuProfile'),
     writeMemoryProfile: notProvidedPromise<void, ProfilerSlotInput>('writeMemoryProfile'),
     writeLockProfile: notProvidedPromise<void, ProfilerSlotInput>('writeLockProfile'),
+    writeHeapSnapshot: notProvidedPromise<void, ProfilerSlotInput>('writeHeapSnapshot'),
   },
   actions: {
     /** answer the command being handled with an error */
@@ -91,6 +92,7 @@ export const profilerMachine = setup({
     queueIsFull: ({ context }) => context.queue.length >= context.queueLimit,
     queueIsEmpty: ({ context }) => context.queue.length === 0,
     writingMemory: ({ context }) => context.writing?.kind === 'memory',
+    writingHeapSnapshot: ({ context }) => context.writing?.kind === 'heapSnapshot',
   },
 }).createMachine({
   id: 'profiler',
@@ -198,6 +200,7 @@ export const profilerMachine = setup({
           on: {
             'profiler.memory': { target: 'writing', actions: 'beginWrite' },
             'profiler.lock': { target: 'writing', actions: 'beginWrite' },
+            'profiler.heapSnapshot': { target: 'writing', actions: 'beginWrite' },
           },
         },
         writing: {
@@ -211,10 +214,20 @@ export const profilerMachine = setup({
               { guard: 'queueIsFull', actions: { type: 'refuse', params: { message: PROFILER_ERROR_QUEUE_FULL } } },
               { actions: 'queueWrite' },
             ],
+            'profiler.heapSnapshot': [
+              { guard: 'queueIsFull', actions: { type: 'refuse', params: { message: PROFILER_ERROR_QUEUE_FULL } } },
+              { actions: 'queueWrite' },
+            ],
           },
           states: {
             /** transient: pick the slot for `context.writing` */
-            dispatch: { always: [{ guard: 'writingMemory', target: 'memory' }, { target: 'lock' }] },
+            dispatch: {
+              always: [
+                { guard: 'writingMemory', target: 'memory' },
+                { guard: 'writingHeapSnapshot', target: 'heapSnapshot' },
+                { target: 'lock' },
+              ],
+            },
             memory: {
               invoke: {
                 id: 'writeMemoryProfile',
@@ -231,6 +244,18 @@ export const profilerMachine = setup({
               invoke: {
                 id: 'writeLockProfile',
                 src: 'writeLockProfile',
+                input: ({ context }) => ({ label: context.label }),
+                onDone: { target: 'next', actions: 'replyWritten' },
+                onError: {
+                  target: 'next',
+                  actions: { type: 'replyWriteFailed', params: ({ event }) => ({ error: event.error }) },
+                },
+              },
+            },
+            heapSnapshot: {
+              invoke: {
+                id: 'writeHeapSnapshot',
+                src: 'writeHeapSnapshot',
                 input: ({ context }) => ({ label: context.label }),
                 onDone: { target: 'next', actions: 'replyWritten' },
                 onError: {

@@ -20,9 +20,9 @@ export interface ProfilerInput {
   queueLimit?: number
 }
 
-/** A memory or lock profile request waiting for (or being served by) the snapshot region. */
+/** A memory, lock or heap-snapshot request waiting for (or being served by) the snapshot region. */
 export interface SnapshotRequest {
-  kind: 'memory' | 'lock'
+  kind: 'memory' | 'lock' | 'heapSnapshot'
   requestId: string
 }
 
@@ -48,6 +48,8 @@ export type ProfilerCommand =
   | { type: 'profiler.stop'; requestId: string }
   | { type: 'profiler.memory'; requestId: string }
   | { type: 'profiler.lock'; requestId: string }
+  /** Firn's: a full V8 heap snapshot (stops the event loop while V8 walks the heap) */
+  | { type: 'profiler.heapSnapshot'; requestId: string }
 
 export type ProfilerEmitted = Reply
 
@@ -64,7 +66,8 @@ export const profilerContext = (input: ProfilerInput | undefined): ProfilerConte
 
 /** The snapshot-region request a command asks for (start/stop never reach the snapshot region). */
 export const toSnapshotRequest = (command: ProfilerCommand): SnapshotRequest => ({
-  kind: command.type === 'profiler.lock' ? 'lock' : 'memory',
+  kind:
+    command.type === 'profiler.lock' ? 'lock' : command.type === 'profiler.heapSnapshot' ? 'heapSnapshot' : 'memory',
   requestId: command.requestId,
 })
 

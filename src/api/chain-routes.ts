@@ -6,6 +6,9 @@
  * - `kind: 'eth'`: geth's dialect; an endpoint named `/ws` is the WebSocket server, any other the HTTP one;
  * - `kind: 'jsonrpc'`: the node APIs' (gorilla) dialect, `underscoreNames` for `admin_startCPUProfiler` style names.
  *
+ * Pages of untrusted origins (src/api/http/origin-policy.ts) get a twin of the HTTP eth endpoint whose account and
+ * debug methods answer an error, and a 403 from an endpoint named `/admin`.
+ *
  * Every endpoint answers 503 `API call rejected because chain is not done bootstrapping` until the chain is in
  * normal operation. Before the VM has handed anything over (its VM is not installed, or the chain is still
  * opening or failed), the base's fallback answers every path with 503 and the reason; once mounted, a path the VM
@@ -15,6 +18,7 @@ import type { VmHandler } from '../chains/vm.js'
 import { createEthRpcRoute, createEthWsRoute, type EthRpcLog, type EthWsRoute } from './ethrpc/index.js'
 import { gateRoute } from './http/gate.js'
 import { NOT_BOOTSTRAPPED } from './http/jsonrpc-route.js'
+import { restrictEthMethods } from './http/origin-policy.js'
 import { httpError, socketError } from './http/plain.js'
 import type { RawRoute, Router } from './http/router.js'
 import { createJsonRpcEndpoint } from './jsonrpc/service.js'
@@ -65,13 +69,18 @@ export function chainRoutes(router: Router, opts: ChainRoutesOptions): ChainRout
             const ws = createEthWsRoute(options)
             sockets.push(ws)
             router.addRoute(opts.base, path, gateRoute(ws, ready))
-          } else router.addRoute(opts.base, path, gateRoute(createEthRpcRoute(options), ready))
+          } else {
+            const restricted = { ...options, methods: restrictEthMethods(options.methods) }
+            const untrustedOrigins = gateRoute(createEthRpcRoute(restricted), ready)
+            router.addRoute(opts.base, path, { ...gateRoute(createEthRpcRoute(options), ready), untrustedOrigins })
+          }
         } else {
           const endpoint = createJsonRpcEndpoint(handler.services, {
             underscoreNames: handler.underscoreNames === true,
             ...(opts.onError === undefined ? {} : { onError: opts.onError }),
           })
-          router.addRoute(opts.base, path, { kind: 'jsonrpc', endpoint, ready })
+          const guard = path === '/admin' ? { untrustedOrigins: 'refuse' as const } : {}
+          router.addRoute(opts.base, path, { kind: 'jsonrpc', endpoint, ready, ...guard })
         }
       }
     },

@@ -6,8 +6,10 @@ import { statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { type SnowParams, validateSnowParams } from '../../actors/consensus/params.js'
+import { LOOPBACK_ORIGINS } from '../api/http/origin-policy.js'
 import { loadNetworkGenesis, type NetworkGenesis } from '../chains/genesis/load.js'
 import type { FlagName } from './flags.js'
+import { type HttpTlsConfig, httpTlsConfig } from './http-tls.js'
 import { isPublicNetwork, NetworkId, networkName, parseNetworkId } from './networks.js'
 import { ConfigError, collect, type RawConfig } from './sources.js'
 
@@ -30,8 +32,12 @@ export interface NodeConfig {
     host: string
     port: number
     allowedOrigins: string[]
+    /** `--http-trusted-origins`: the pages allowed on the sensitive APIs (src/api/http/origin-policy.ts) */
+    trustedOrigins: string[]
     allowedHosts: string[]
     shutdownTimeoutMs: number
+    /** `--http-tls-*`: HTTPS */
+    tls: HttpTlsConfig
   }
   api: { adminEnabled: boolean; infoEnabled: boolean }
   staking: {
@@ -81,7 +87,8 @@ export interface NodeConfig {
   devSpeed: boolean
   fees: { txFee: string; createAssetTxFee: string }
   processContextFile: string
-  inspect: { enabled: boolean; port: number }
+  /** `--inspect-actors`; `origins`: the pages whose WebSocket the inspector accepts (loopback + trusted origins) */
+  inspect: { enabled: boolean; port: number; origins: string[] }
 }
 
 const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY'
@@ -179,6 +186,19 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
 
   const dbDir = path('db-dir')
   const adminExplicit = raw.isSet('api-admin-enabled')
+  const origins = (name: 'http-allowed-origins' | 'http-trusted-origins') =>
+    raw
+      .get<string>(name)
+      .split(/\s+/)
+      .filter((s) => s !== '')
+  const allowedOrigins = origins('http-allowed-origins')
+  const trustedExplicit = raw.isSet('http-trusted-origins')
+  // --dev: only pages of this machine drive the admin, account and debug APIs unless widened (docs/operations.md)
+  const trustedOrigins = trustedExplicit
+    ? origins('http-trusted-origins')
+    : dev
+      ? [...LOOPBACK_ORIGINS]
+      : allowedOrigins
   return deepFreeze({
     dev,
     dataDir,
@@ -187,12 +207,11 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     http: {
       host: raw.get<string>('http-host'),
       port: httpPort,
-      allowedOrigins: raw
-        .get<string>('http-allowed-origins')
-        .split(/\s+/)
-        .filter((s) => s !== ''),
+      allowedOrigins,
+      trustedOrigins,
       allowedHosts: raw.get<string[]>('http-allowed-hosts'),
       shutdownTimeoutMs: raw.get<number>('http-shutdown-timeout'),
+      tls: httpTlsConfig(raw, path),
     },
     api: {
       adminEnabled: dev && !adminExplicit ? true : raw.get<boolean>('api-admin-enabled'),
@@ -237,7 +256,11 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
       createAssetTxFee: String(raw.get<number>('create-asset-tx-fee')),
     },
     processContextFile: path('process-context-file'),
-    inspect: { enabled: raw.get<boolean>('inspect-actors'), port: raw.get<number>('inspect-port') },
+    inspect: {
+      enabled: raw.get<boolean>('inspect-actors'),
+      port: raw.get<number>('inspect-port'),
+      origins: [...LOOPBACK_ORIGINS, ...(trustedExplicit ? trustedOrigins : [])],
+    },
   })
 }
 

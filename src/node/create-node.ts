@@ -178,9 +178,16 @@ async function build(
   network = p2p
   const uptimeRecords = await p2p.loadUptime()
 
-  const profiler = profilerImplementation({ dir: config.profileDir, lockSources: { mailbox } })
+  // the heap is sampled only when an admin API can ask for a memory profile (src/profiling/heap-sampler.ts)
+  const profiler = profilerImplementation({
+    dir: config.profileDir,
+    lockSources: { mailbox },
+    sampleHeap: config.api.adminEnabled,
+  })
   cleanups.push(() => profiler.close())
-  const inspector = config.inspect.enabled ? await startInspector(config.inspect.port, log) : undefined
+  const inspector = config.inspect.enabled
+    ? await startInspector(config.inspect.port, log, { origins: config.inspect.origins })
+    : undefined
   if (inspector) cleanups.push(() => inspector.stop())
 
   // the chain actors' IO finds each chain's runtime here; a chain opens (chain-host.ts) once its VM is registered
@@ -287,6 +294,8 @@ async function build(
     port: config.http.port,
     allowedHosts: config.http.allowedHosts,
     allowedOrigins: config.http.allowedOrigins,
+    trustedOrigins: config.http.trustedOrigins,
+    ...(config.http.tls.enabled ? { tls: config.http.tls } : {}),
     nodeId,
     shutdownTimeoutMs: config.http.shutdownTimeoutMs,
     log: logs.get('http'),
@@ -316,13 +325,18 @@ async function build(
       profiler: () => actor.system.get(SystemId.Profiler),
       node: () => actor,
       db,
-      // the reference's getConfig leaves the genesis bytes out
-      config: { ...config, genesis: undefined },
+      // the reference's getConfig leaves the genesis bytes and the HTTPS key and certificate out
+      config: { ...config, genesis: undefined, http: { ...config.http, tls: { enabled: config.http.tls.enabled } } },
       actors: () => listActors(actor),
-      cwd: process.cwd(),
+      profileDir: config.profileDir,
       askStats: mailbox,
     })
-    http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([admin], { onError }) })
+    http.router.addRoute('admin', '', {
+      kind: 'jsonrpc',
+      endpoint: createJsonRpcEndpoint([admin], { onError }),
+      // web pages of untrusted origins get a 403 (src/api/http/origin-policy.ts)
+      untrustedOrigins: 'refuse',
+    })
   }
   // the X and P calls avalanchejs's getContextFromURI makes, from the preset's constants (src/api/primary)
   const primary = { networkId: config.networkId, avaxAssetId: chains.ids.avaxAssetId, fees: config.fees }
@@ -340,8 +354,8 @@ async function build(
   // the chains whose VM is installed open before the node serves; one that cannot is a start-up error
   await awaitInstalledChains(entries, vms, actor.system, log)
 
-  const bound = await http.listen()
-  const url = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`
+  await http.listen()
+  const url = http.url
   log.info('HTTP API server listening', { url, admin: config.api.adminEnabled, info: config.api.infoEnabled })
 
   const stakingAddress = config.publicIp.includes(':')

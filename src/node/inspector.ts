@@ -13,11 +13,17 @@
  * (loaded by the browser from stately.ai) and feeds it the events arriving over a WebSocket on the same port.
  * A page that stops reading (more than `MAX_BUFFERED` bytes queued) is disconnected.
  *
+ * Only this machine's pages: a request whose Host is not `localhost` or an IP literal is refused (403, against DNS
+ * rebinding), and so is a WebSocket whose Origin is not one of `origins` (the loopback origins, plus
+ * `--http-trusted-origins` when given; src/api/http/origin-policy.ts).
+ *
  * Loaded lazily: nodes without the flag never import it.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { AnyActorRef, InspectionEvent } from 'xstate'
+import { createHostFilter } from '../api/http/host-filter.js'
+import { originMatcher, WS_ORIGIN_REFUSED } from '../api/http/origin-policy.js'
 import type { Logger } from '../log/logger.js'
 
 export interface ActorInspector {
@@ -103,7 +109,18 @@ export function safeJson(value: unknown): string {
   })
 }
 
-export async function startInspector(port: number, log: Logger): Promise<ActorInspector> {
+export interface InspectorOptions {
+  /** origins of the pages whose WebSocket is accepted (rs/cors patterns) */
+  origins: readonly string[]
+}
+
+const refuse = (socket: { end(text: string): void }, status: string, text: string): void => {
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`)
+}
+
+export async function startInspector(port: number, log: Logger, opts: InspectorOptions): Promise<ActorInspector> {
+  const hostAllowed = createHostFilter(['localhost'])
+  const originAllowed = originMatcher(opts.origins)
   const [{ createInspector }, { WebSocketServer, WebSocket }] = await Promise.all([
     import('@statelyai/inspect'),
     import('ws'),
@@ -148,6 +165,10 @@ export async function startInspector(port: number, log: Logger): Promise<ActorIn
 
   const html = Buffer.from(page(), 'utf8')
   const server: Server = createServer((req, res) => {
+    if (!hostAllowed(req.headers.host)) {
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' }).end('invalid host specified\n')
+      return
+    }
     if (req.method !== 'GET' || (req.url !== '/' && req.url !== '/index.html')) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found\n')
       return
@@ -156,6 +177,12 @@ export async function startInspector(port: number, log: Logger): Promise<ActorIn
   })
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy())
+    const origin = req.headers.origin
+    if (!hostAllowed(req.headers.host) || (origin !== undefined && !originAllowed(origin))) {
+      log.debug('actor inspector: WebSocket refused', { host: req.headers.host, origin })
+      refuse(socket, '403 Forbidden', WS_ORIGIN_REFUSED)
+      return
+    }
     if (req.url !== '/events' || wss.clients.size >= MAX_CLIENTS) {
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return

@@ -1,9 +1,11 @@
 /**
- * The memory profile (`admin.memoryProfile` -> `<profile-dir>/mem.profile`): a garbage collection if the process
- * runs with `--expose-gc` (the reference always runs one; without the flag Node cannot be asked to), then a V8
- * heap snapshot streamed straight to the file (it is never held in memory as a whole).
+ * The full heap snapshot (Firn's `admin.heapSnapshot` -> `<profile-dir>/mem.heapsnapshot`): a garbage collection
+ * if the process runs with `--expose-gc`, then a V8 heap snapshot streamed straight to the file (it is never held
+ * in memory as a whole). Taking it stops the event loop for as long as V8 walks the heap (seconds on a large
+ * heap): `admin.memoryProfile` writes the sampling profile instead (heap-sampler.ts), and this runs only when
+ * asked for by name.
  *
- * Format: V8's `.heapsnapshot` JSON, the file Chrome DevTools' Memory tab loads (rename it or load it as is):
+ * Format: V8's `.heapsnapshot` JSON, the file Chrome DevTools' Memory tab loads:
  * `{ "snapshot": { "meta": { "node_fields", "node_types", "edge_fields", "edge_types", ... }, "node_count",
  * "edge_count", ... }, "nodes": [flat integers, `meta.node_fields.length` per node], "edges": [flat integers,
  * `meta.edge_fields.length` per edge], "trace_function_infos", "trace_tree", "samples", "locations",
@@ -18,7 +20,7 @@ import { pipeline } from 'node:stream/promises'
 import { getHeapSnapshot } from 'node:v8'
 import { DEFAULT_PROFILE_IO_TIMEOUT_MS, PROFILE_FILE_MODE, prepareProfileFile } from './files.js'
 
-export const DEFAULT_MEMORY_PROFILE_NAME = 'mem.profile'
+export const DEFAULT_HEAP_SNAPSHOT_NAME = 'mem.heapsnapshot'
 /** A snapshot larger than this is abandoned (4 GiB). */
 export const DEFAULT_HEAP_PROFILE_MAX_BYTES = 4 * 1024 ** 3
 
@@ -47,10 +49,10 @@ const byteCap = (maxBytes: number): Transform => {
   })
 }
 
-/** Writes `<dir>/<name>` (default `mem.profile`) and returns its path. */
-export async function writeHeapProfile(
+/** Writes `<dir>/<name>` (default `mem.heapsnapshot`) and returns its path. */
+export async function writeHeapSnapshot(
   dir: string,
-  name: string = DEFAULT_MEMORY_PROFILE_NAME,
+  name: string = DEFAULT_HEAP_SNAPSHOT_NAME,
   options: HeapProfileOptions = {},
 ): Promise<string> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROFILE_IO_TIMEOUT_MS
@@ -66,7 +68,7 @@ export async function writeHeapProfile(
   } catch (err) {
     await rm(path, { force: true })
     if (err instanceof Error && err.name === 'AbortError')
-      throw new Error(`memory profile timed out after ${timeoutMs} ms`)
+      throw new Error(`heap snapshot timed out after ${timeoutMs} ms`)
     throw err
   }
   return path

@@ -1,5 +1,5 @@
 /**
- * The profiler machine's IO: fills the four slots of `actors/profiler/profiler.machine.ts` with real writers
+ * The profiler machine's IO: fills the five slots of `actors/profiler/profiler.machine.ts` with real writers
  * for one profile directory. The node's profiler writes to `--profile-dir`; a chain's profiler gets its own
  * directory and its own `CpuProfiler` (own inspector session), so nothing here is shared between profilers.
  *
@@ -7,14 +7,15 @@
  * const profiling = profilerImplementation({ dir: config.profileDir, lockSources: { mailbox } })
  * const logic = profilerMachine.provide(profiling.implementation)
  * // on shutdown
- * await profiling.close()   // stops a running CPU profile and keeps its file
+ * await profiling.close()   // stops a running CPU profile (keeping its file) and the heap sampling
  * ```
  */
 import { fromPromise } from 'xstate'
 import type { ProfilerSlotInput, profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { createCpuProfiler, DEFAULT_CPU_PROFILE_NAME } from './cpu.js'
 import { createEventLoopMonitor } from './event-loop.js'
-import { DEFAULT_MEMORY_PROFILE_NAME, writeHeapProfile } from './heap.js'
+import { DEFAULT_HEAP_SNAPSHOT_NAME, writeHeapSnapshot } from './heap.js'
+import { createHeapSampler, DEFAULT_MEMORY_PROFILE_NAME } from './heap-sampler.js'
 import { DEFAULT_LOCK_PROFILE_NAME, type LockSources, writeLockProfile } from './lock.js'
 
 export type ProfilerImplementation = Parameters<typeof profilerMachine.provide>[0]
@@ -23,12 +24,18 @@ export interface ProfileFileNames {
   cpu: string
   memory: string
   lock: string
+  heapSnapshot: string
 }
 
 export interface ProfilerImplementationOptions {
   dir: string
-  /** file names inside `dir` (defaults `cpu.profile`, `mem.profile`, `lock.profile`) */
+  /** file names inside `dir` (defaults `cpu.profile`, `mem.profile`, `lock.profile`, `mem.heapsnapshot`) */
   files?: Partial<ProfileFileNames>
+  /**
+   * Start sampling the heap now (default true), so that a memory profile shows what was allocated since; the
+   * node passes false when no admin API can ask for one. A memory profile request starts it in any case.
+   */
+  sampleHeap?: boolean
   /**
    * What the lock profile reads. Without `eventLoop`, the implementation starts its own monitor now (call this
    * when the node starts) and stops it in `close()`.
@@ -38,18 +45,20 @@ export interface ProfilerImplementationOptions {
   timeoutMs?: number
 }
 
-/** The four profile operations of one profile directory. */
+/** The five profile operations of one profile directory. */
 export interface ProfilerOps {
   startCpu(): Promise<void>
   stopCpu(): Promise<void>
   writeMemory(): Promise<void>
   writeLock(): Promise<void>
+  writeHeapSnapshot(): Promise<void>
 }
 
 export interface ProfilerIo {
   implementation: ProfilerImplementation
   ops: ProfilerOps
-  /** stops a running CPU profile (its file is kept) and an event-loop monitor it started; idempotent */
+  /** stops a running CPU profile (its file is kept), the heap sampling and an event-loop monitor it started;
+   * idempotent */
   close(): Promise<void>
 }
 
@@ -64,8 +73,13 @@ export function profilerImplementation(options: ProfilerImplementationOptions): 
     cpu: options.files?.cpu ?? DEFAULT_CPU_PROFILE_NAME,
     memory: options.files?.memory ?? DEFAULT_MEMORY_PROFILE_NAME,
     lock: options.files?.lock ?? DEFAULT_LOCK_PROFILE_NAME,
+    heapSnapshot: options.files?.heapSnapshot ?? DEFAULT_HEAP_SNAPSHOT_NAME,
   }
-  const cpu = createCpuProfiler({ dir, name: files.cpu, ...(timeoutMs === undefined ? {} : { timeoutMs }) })
+  const deadline = timeoutMs === undefined ? {} : { timeoutMs }
+  const cpu = createCpuProfiler({ dir, name: files.cpu, ...deadline })
+  const heap = createHeapSampler(deadline)
+  // sampling from now on; a failure here only shows in the first memory profile's answer
+  if (options.sampleHeap !== false) heap.start().catch(() => undefined)
   const ops: ProfilerOps = {
     startCpu: async () => {
       await cpu.start()
@@ -74,7 +88,10 @@ export function profilerImplementation(options: ProfilerImplementationOptions): 
       await cpu.stop()
     },
     writeMemory: async () => {
-      await writeHeapProfile(dir, files.memory, timeoutMs === undefined ? {} : { timeoutMs })
+      await heap.write(dir, files.memory)
+    },
+    writeHeapSnapshot: async () => {
+      await writeHeapSnapshot(dir, files.heapSnapshot, deadline)
     },
     writeLock: async () => {
       await writeLockProfile(dir, files.lock, lockSources, timeoutMs)
@@ -85,6 +102,7 @@ export function profilerImplementation(options: ProfilerImplementationOptions): 
     try {
       await cpu.close()
     } finally {
+      await heap.close()
       if (ownsMonitor) lockSources.eventLoop.close()
     }
   }
@@ -109,6 +127,7 @@ export function profilerSlots(lookup: (label: string) => ProfilerOps | undefined
       stopCpuProfile: run('stopCpu'),
       writeMemoryProfile: run('writeMemory'),
       writeLockProfile: run('writeLock'),
+      writeHeapSnapshot: run('writeHeapSnapshot'),
     },
   }
 }

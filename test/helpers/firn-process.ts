@@ -40,9 +40,11 @@ export interface StartOptions {
   keepData?: boolean
   /** ms to wait until serving (default 20 s) */
   timeoutMs?: number
+  /** the process's working directory (default: the data dir) */
+  cwd?: string
 }
 
-/** Spawn `firn` with these args; cwd defaults to the repo root (admin.stacktrace writes into the cwd). */
+/** Spawn `firn` with these args; cwd defaults to the repo root (firn writes nothing into its working directory). */
 export function runFirn(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): ChildProcess {
   return spawn(process.execPath, ['--import', TSX, ENTRY, ...args], {
     cwd,
@@ -74,7 +76,7 @@ export async function startFirn(opts: StartOptions = {}): Promise<FirnProcess> {
   const picked = given.some((a) => a.startsWith('--staking-port')) || opts.env?.FIRN_STAKING_PORT !== undefined
   const stakingPort = picked ? [] : ['--staking-port=0']
   const args = ['--data-dir', dataDir, '--http-port=0', ...stakingPort, ...given]
-  const proc = runFirn(args, opts.env, dataDir)
+  const proc = runFirn(args, opts.env, opts.cwd ?? dataDir)
   let out = ''
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)))
   const serving = new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 /**
  * `/ext/admin` (only with `--api-admin-enabled=true`): aliases, logger levels, VM plugins, profiling, dbGet,
- * getConfig, stacktrace — the reference's methods, params and texts (reference/node-api.md section 4).
+ * getConfig, stacktrace — the reference's methods, params and texts (reference/node-api.md section 4) — plus
+ * Firn's `heapSnapshot` (a full V8 heap snapshot to `<profile-dir>/mem.heapsnapshot`, docs/operations.md).
  * Profiling commands are messages to the profiler actor; everything else reads or updates a registry.
  */
 import { posix } from 'node:path'
@@ -30,7 +31,8 @@ export interface AdminDeps {
   /** the parsed node config, as getConfig returns it */
   config: unknown
   actors: () => ActorLine[]
-  cwd: string
+  /** `--profile-dir`: where `stacktrace.txt` goes (the reference writes it into the working directory) */
+  profileDir: string
   /** where ask round-trip times go (the lock profile's `asks` section) */
   askStats?: AskStatsSink
 }
@@ -101,8 +103,10 @@ export function adminService(d: AdminDeps): RpcService {
       StopCPUProfiler: profilerCommand('profiler.stop'),
       MemoryProfile: profilerCommand('profiler.memory'),
       LockProfile: profilerCommand('profiler.lock'),
+      // Firn's: the full snapshot stops the event loop while V8 walks the heap, so it is never memoryProfile
+      HeapSnapshot: profilerCommand('profiler.heapSnapshot'),
       Stacktrace: defineMethod(noParams, async () => {
-        await writeStacktrace(d.cwd, d.actors())
+        await writeStacktrace(d.profileDir, d.actors())
         return {}
       }),
       GetConfig: defineMethod(noParams, () => d.config),

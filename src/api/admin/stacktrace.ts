@@ -1,13 +1,17 @@
 /**
  * `admin.stacktrace`: Node has one JavaScript thread, so instead of goroutine stacks Firn writes what a
  * diagnostic report holds (the JS stack of the main thread, the native stack, libuv handles, resource usage)
- * plus the actor tree with each actor's state, to `stacktrace.txt` in the working directory as the reference.
+ * plus the actor tree with each actor's state, to `<profile-dir>/stacktrace.txt` (the directory made as for the
+ * profiles). The reference writes it into the process's working directory; Firn never writes there (a node
+ * started from a source tree or `/` would litter it or fail), docs/api.md lists the difference.
  */
 import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { ActorLine } from '../../node/actor-tree.js'
+import { PROFILE_FILE_MODE, prepareProfileFile } from '../../profiling/files.js'
 
-export async function writeStacktrace(cwd: string, actors: ActorLine[]): Promise<string> {
+export const STACKTRACE_FILE_NAME = 'stacktrace.txt'
+
+export async function writeStacktrace(profileDir: string, actors: ActorLine[]): Promise<string> {
   const report = process.report.getReport() as unknown as {
     javascriptStack?: { message?: string; stack?: string[] }
     nativeStack?: { pc: string; symbol: string }[]
@@ -24,7 +28,7 @@ export async function writeStacktrace(cwd: string, actors: ActorLine[]): Promise
   lines.push('', '== libuv handles ==')
   for (const h of report.libuv ?? [])
     lines.push(`${h.type}${h.is_active ? ' (active)' : ''}${h.address ? ` ${h.address}` : ''}`)
-  const path = join(cwd, 'stacktrace.txt')
-  await writeFile(path, `${lines.join('\n')}\n`, { mode: 0o640 })
+  const path = await prepareProfileFile(profileDir, STACKTRACE_FILE_NAME)
+  await writeFile(path, `${lines.join('\n')}\n`, { mode: PROFILE_FILE_MODE })
   return path
 }

@@ -4,6 +4,7 @@
  * X-Requested-With). A preflight (OPTIONS + Access-Control-Request-Method) is answered here with 200.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { allowsEveryOrigin, originMatcher } from './origin-policy.js'
 
 const ALLOWED_METHODS = new Set(['GET', 'POST', 'HEAD', 'OPTIONS'])
 const ALLOWED_HEADERS = new Set(['Origin', 'Accept', 'Content-Type', 'X-Requested-With'])
@@ -35,23 +36,8 @@ export interface Cors {
 }
 
 export function createCors(allowedOrigins: readonly string[]): Cors {
-  const lowered = allowedOrigins.map((o) => o.toLowerCase())
-  const allowAll = lowered.length === 0 || lowered.includes('*')
-  const exact = new Set(lowered.filter((o) => !o.includes('*')))
-  const wildcards = lowered
-    .filter((o) => o.includes('*'))
-    .map((o) => {
-      const star = o.indexOf('*')
-      return { prefix: o.slice(0, star), suffix: o.slice(star + 1) }
-    })
-  const originAllowed = (origin: string): boolean => {
-    if (allowAll) return true
-    const o = origin.toLowerCase()
-    if (exact.has(o)) return true
-    return wildcards.some(
-      (w) => o.length >= w.prefix.length + w.suffix.length && o.startsWith(w.prefix) && o.endsWith(w.suffix),
-    )
-  }
+  const allowAll = allowsEveryOrigin(allowedOrigins)
+  const originAllowed = originMatcher(allowedOrigins)
   const allowOrigin = (res: ServerResponse, origin: string): void => {
     res.setHeader('Access-Control-Allow-Origin', allowAll ? '*' : origin)
   }

@@ -10,8 +10,16 @@ import type { Duplex } from 'node:stream'
 import { FirnError } from '../../runtime/errors.js'
 import type { JsonRpcEndpoint } from '../jsonrpc/service.js'
 
+/**
+ * What a request from a web page of an untrusted origin gets (src/api/http/origin-policy.ts): `'refuse'` is a 403
+ * (and CORS allows only the trusted origins), a route serves it instead; absent, the route serves every origin.
+ */
+export interface OriginGuard {
+  untrustedOrigins?: 'refuse' | Route
+}
+
 /** A JSON-RPC endpoint: POST only, `application/json` only, answered with 503 while `ready()` is false. */
-export interface JsonRpcRoute {
+export interface JsonRpcRoute extends OriginGuard {
   kind: 'jsonrpc'
   endpoint: JsonRpcEndpoint
   ready?: () => boolean
@@ -20,7 +28,7 @@ export interface JsonRpcRoute {
 }
 
 /** Anything else (health, metrics, WebSocket): the handler owns the request, `upgrade` the raw socket. */
-export interface RawRoute {
+export interface RawRoute extends OriginGuard {
   kind: 'raw'
   handle(req: IncomingMessage, res: ServerResponse): void
   upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer): void

@@ -1,19 +1,24 @@
 /**
- * The node's HTTP server (reference/node-api.md 1.1), one `node:http` server:
+ * The node's HTTP server (reference/node-api.md 1.1), one `node:http` server (`node:https` with `tls`, TLS 1.2 at
+ * least, as the reference's `--http-tls-enabled`):
  *   node-id header -> CORS (preflight answered here) -> Host filter (403) -> path: 400 undecodable,
- *   301 non-canonical, 404 unknown -> the route (JSON-RPC or raw). 'upgrade' requests go the same way to
- *   a raw route's `upgrade`.
+ *   301 non-canonical, 404 unknown -> the origin guard -> the route (JSON-RPC or raw). 'upgrade' requests go the
+ *   same way to a raw route's `upgrade`; a page of an untrusted origin never gets a WebSocket (403).
+ * The origin guard (origin-policy.ts): a request with an `Origin` outside `trustedOrigins` to a route that refuses
+ * them is a 403 (and CORS there allows only the trusted origins); a route with a twin for them is served by it.
  * Limits: body cap (default 10 MiB, 413), headers 30 s, whole request 30 s, handler/write 30 s,
  * keep-alive idle 120 s. `close()` stops accepting, lets in-flight requests finish (up to `shutdownTimeoutMs`,
  * default 5 s) and closes idle keep-alive connections; upgraded sockets are ended.
- * Not implemented: the `Avalanche-Api-Route` header routing, h2c, TLS.
+ * Not implemented: the `Avalanche-Api-Route` header routing, h2c.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { createCors } from './cors.js'
 import { createHostFilter } from './host-filter.js'
 import { serveJsonRpc } from './jsonrpc-route.js'
+import { originMatcher, originRefused, WS_ORIGIN_REFUSED } from './origin-policy.js'
 import { cleanPath, escapePath, needsCleaning, parseRequestTarget } from './path.js'
 import { httpError, socketError } from './plain.js'
 import { type Route, Router } from './router.js'
@@ -42,6 +47,10 @@ export interface HttpServerOptions {
   allowedHosts: string[]
   /** `--http-allowed-origins`; `*` (or an empty list) allows every origin */
   allowedOrigins: string[]
+  /** `--http-trusted-origins`: pages allowed on guarded routes and WebSockets (default: `allowedOrigins`) */
+  trustedOrigins?: string[]
+  /** serve HTTPS with this PEM certificate (chain) and key */
+  tls?: { cert: string | Buffer; key: string | Buffer }
   /** `NodeID-...`, sent as the `node-id` header on every response */
   nodeId: string
   /** JSON-RPC body cap in bytes, default 10 MiB (routes may set their own) */
@@ -56,7 +65,7 @@ export interface HttpApiServer {
   readonly router: Router
   /** Starts listening; resolves with the bound address (the real port when `port` was 0). */
   listen(): Promise<{ host: string; port: number }>
-  /** `http://host:port` of the bound address (the configured one before `listen`). */
+  /** `http(s)://host:port` of the bound address (the configured one before `listen`). */
   readonly url: string
   /** Graceful and idempotent. */
   close(): Promise<void>
@@ -80,6 +89,8 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   const closeMs = opts.shutdownTimeoutMs ?? 5_000
   const router = new Router()
   const cors = createCors(opts.allowedOrigins)
+  const trustedCors = createCors(opts.trustedOrigins ?? opts.allowedOrigins)
+  const trusted = originMatcher(opts.trustedOrigins ?? opts.allowedOrigins)
   const hostAllowed = createHostFilter(opts.allowedHosts)
   const rpcOptions = {
     maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -110,14 +121,23 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
     res.setHeader('Node-Id', nodeId)
     res.setHeader('Vary', 'Origin')
   }
+  /** The route that serves a request from `origin` (a page's), or the refusal. */
+  const guard = (target: Route, origin: string | undefined): Route | PathError => {
+    const other = target.untrustedOrigins
+    if (other === undefined || origin === undefined || trusted(origin)) return target
+    return other === 'refuse' ? { status: 403, message: originRefused(origin) } : other
+  }
+
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const headers = req.headers
     const plain = req.method === 'POST' && headers.origin === undefined
+    let target = hostAllowed(headers.host) ? route(req.url) : FORBIDDEN
     if (!plain) {
       res.setHeader('Node-Id', nodeId)
-      if (cors.apply(req, res)) return
+      const guarded = !('status' in target) && target.untrustedOrigins === 'refuse'
+      if ((guarded ? trustedCors : cors).apply(req, res)) return
+      if (!('status' in target)) target = guard(target, headers.origin)
     }
-    const target = hostAllowed(headers.host) ? route(req.url) : FORBIDDEN
     if (plain && !('status' in target) && target.kind === 'jsonrpc') {
       serveJsonRpc(req, res, target, rpcOptions, baseHeaders)
       return
@@ -153,6 +173,9 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
       socketError(socket, 405, `rpc: POST method required, received ${req.method}`, headers)
     } else if (target.upgrade === undefined) {
       socketError(socket, 400, 'upgrade not supported', headers)
+    } else if (req.headers.origin !== undefined && !trusted(req.headers.origin)) {
+      opts.log?.debug('WebSocket upgrade refused', { url: req.url, origin: req.headers.origin })
+      socketError(socket, 403, WS_ORIGIN_REFUSED, headers)
     } else {
       upgraded.add(socket)
       socket.once('close', () => upgraded.delete(socket))
@@ -165,16 +188,17 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
     }
   }
 
-  const server = createServer(
-    {
-      headersTimeout: headersMs,
-      requestTimeout: requestMs,
-      keepAliveTimeout: t.idleMs ?? 120_000,
-      // how often Node enforces the two timeouts above
-      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersMs / 4))),
-    },
-    onRequest,
-  )
+  const serverOptions: ServerOptions = {
+    headersTimeout: headersMs,
+    requestTimeout: requestMs,
+    keepAliveTimeout: t.idleMs ?? 120_000,
+    // how often Node enforces the two timeouts above
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersMs / 4))),
+  }
+  const server =
+    opts.tls === undefined
+      ? createServer(serverOptions, onRequest)
+      : createTlsServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key, minVersion: 'TLSv1.2' }, onRequest)
   server.on('upgrade', onUpgrade)
   // after listen, errors (EMFILE on accept ...) are logged, never thrown
   server.on('error', (err: Error) => {
@@ -183,7 +207,9 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   let bound: { host: string; port: number } | undefined
   let closing: Promise<void> | undefined
 
-  const formatUrl = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  const scheme = opts.tls === undefined ? 'http' : 'https'
+  const formatUrl = (host: string, port: number): string =>
+    `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`
 
   return {
     router,

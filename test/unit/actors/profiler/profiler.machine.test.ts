@@ -54,7 +54,9 @@ function settle(s0: Snapshot): [Snapshot, Reply[]] {
           ? 'writeMemoryProfile'
           : s.matches({ snapshot: { writing: 'lock' } })
             ? 'writeLockProfile'
-            : null
+            : s.matches({ snapshot: { writing: 'heapSnapshot' } })
+              ? 'writeHeapSnapshot'
+              : null
     if (id === null) return [s, all]
     const [next, r] = step(s, done(id))
     s = next
@@ -93,24 +95,28 @@ const expected: Record<string, Record<Command, string | null>> = {
     'profiler.stop': PROFILER_ERROR_NOT_RUNNING,
     'profiler.memory': null,
     'profiler.lock': null,
+    'profiler.heapSnapshot': null,
   },
   starting: {
     'profiler.start': PROFILER_ERROR_ALREADY_RUNNING,
     'profiler.stop': null,
     'profiler.memory': null,
     'profiler.lock': null,
+    'profiler.heapSnapshot': null,
   },
   running: {
     'profiler.start': PROFILER_ERROR_ALREADY_RUNNING,
     'profiler.stop': null,
     'profiler.memory': null,
     'profiler.lock': null,
+    'profiler.heapSnapshot': null,
   },
   stopping: {
     'profiler.start': null,
     'profiler.stop': PROFILER_ERROR_NOT_RUNNING,
     'profiler.memory': null,
     'profiler.lock': null,
+    'profiler.heapSnapshot': null,
   },
 }
 
@@ -283,6 +289,22 @@ describe('profiler machine (pure steps)', () => {
     assert.deepEqual(s1.value, { cpu: 'idle', snapshot: { writing: 'memory' } })
     const [, r2] = step(s1, done('writeMemoryProfile'))
     assert.deepEqual(r2, [ok('m2')])
+  })
+
+  it('a heap snapshot has its own slot and queues behind a memory profile', () => {
+    let [s] = step(initial(), command('profiler.memory', 'm1'))
+    const [s1, r1, spawn1] = step(s, command('profiler.heapSnapshot', 'h1'))
+    assert.deepEqual(r1, [])
+    assert.deepEqual(spawn1, [])
+    assert.deepEqual(s1.context.queue, [{ kind: 'heapSnapshot', requestId: 'h1' }])
+    const [s2, r2, spawn2] = step(s1, done('writeMemoryProfile'))
+    assert.deepEqual(r2, [ok('m1')])
+    assert.deepEqual(spawn2, ['writeHeapSnapshot'])
+    assert.deepEqual(s2.value, { cpu: 'idle', snapshot: { writing: 'heapSnapshot' } })
+    const [s3, r3] = step(s2, failed('writeHeapSnapshot', 'heap snapshot larger than 10 bytes'))
+    assert.deepEqual(r3, [err('h1', 'heap snapshot larger than 10 bytes')])
+    s = s3
+    assert.deepEqual(s.value, { cpu: 'idle', snapshot: 'ready' })
   })
 
   it('the queue is bounded: past queueLimit requests are refused at once', () => {

@@ -4,7 +4,7 @@ import { access, mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { writeHeapProfile } from '../../../../src/profiling/heap.js'
+import { writeHeapSnapshot } from '../../../../src/profiling/heap.js'
 
 interface HeapSnapshotJson {
   snapshot: { meta: { node_fields: string[]; edge_fields: string[] }; node_count: number; edge_count: number }
@@ -22,10 +22,10 @@ describe('heap profile', () => {
     await rm(root, { recursive: true, force: true })
   })
 
-  it('writes a V8 heap snapshot to <dir>/mem.profile', async () => {
+  it('writes a V8 heap snapshot to <dir>/mem.heapsnapshot', async () => {
     const dir = join(root, 'profiles')
-    const path = await writeHeapProfile(dir)
-    assert.equal(path, join(dir, 'mem.profile'))
+    const path = await writeHeapSnapshot(dir)
+    assert.equal(path, join(dir, 'mem.heapsnapshot'))
     assert.equal((await stat(dir)).mode & 0o007, 0)
     const snapshot = JSON.parse(await readFile(path, 'utf8')) as HeapSnapshotJson
     assert.ok(snapshot.snapshot.meta)
@@ -38,7 +38,7 @@ describe('heap profile', () => {
 
   it('gives up past the size cap and removes the partial file', async () => {
     const path = join(root, 'capped', 'small.heapsnapshot')
-    await assert.rejects(writeHeapProfile(join(root, 'capped'), 'small.heapsnapshot', { maxBytes: 1000 }), {
+    await assert.rejects(writeHeapSnapshot(join(root, 'capped'), 'small.heapsnapshot', { maxBytes: 1000 }), {
       message: 'heap snapshot larger than 1000 bytes',
     })
     await assert.rejects(access(path), { code: 'ENOENT' })

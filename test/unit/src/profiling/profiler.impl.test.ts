@@ -41,11 +41,12 @@ describe('profiler machine with real profile writers', () => {
       message: 'cpu profiler already running',
       data: null,
     })
-    const [memory, lock] = await Promise.all([
+    const [memory, lock, snapshot] = await Promise.all([
       ask(actor, { type: 'profiler.memory' }, opts),
       ask(actor, { type: 'profiler.lock' }, opts),
+      ask(actor, { type: 'profiler.heapSnapshot' }, opts),
     ])
-    assert.deepEqual([memory, lock], [{}, {}])
+    assert.deepEqual([memory, lock, snapshot], [{}, {}, {}])
     assert.deepEqual(await ask(actor, { type: 'profiler.stop' }, opts), {})
     await assert.rejects(ask(actor, { type: 'profiler.stop' }, opts), {
       code: -32000,
@@ -55,8 +56,13 @@ describe('profiler machine with real profile writers', () => {
 
     const cpu = JSON.parse(await readFile(join(dir, 'cpu.profile'), 'utf8')) as { nodes: unknown[]; samples: unknown[] }
     assert.ok(cpu.nodes.length > 0 && Array.isArray(cpu.samples))
-    const heap = JSON.parse(await readFile(join(dir, 'mem.profile'), 'utf8')) as { snapshot: { meta: unknown } }
-    assert.ok(heap.snapshot.meta)
+    const sampled = await readFile(join(dir, 'mem.profile'), 'utf8')
+    const heap = JSON.parse(sampled) as { head: { callFrame: { functionName: string } }; samples: unknown[] }
+    assert.equal(heap.head.callFrame.functionName, '(root)')
+    assert.ok(Array.isArray(heap.samples))
+    assert.equal(await readFile(join(dir, 'mem.heapprofile'), 'utf8'), sampled)
+    const full = JSON.parse(await readFile(join(dir, 'mem.heapsnapshot'), 'utf8')) as { snapshot: { meta: unknown } }
+    assert.ok(full.snapshot.meta)
     const lockDoc = JSON.parse(await readFile(join(dir, 'lock.profile'), 'utf8')) as {
       format: string
       actors: Record<string, { events: number }>
