@@ -34,6 +34,8 @@ export interface NodeConfig {
     shutdownTimeoutMs: number
   }
   api: { adminEnabled: boolean; infoEnabled: boolean }
+  /** `--api-health-enabled`, `--health-check-frequency` (ms), `--network-health-min-conn-peers` */
+  health: { enabled: boolean; checkFrequencyMs: number; minConnectedPeers: number }
   staking: {
     host: string
     port: number
@@ -198,6 +200,7 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
       adminEnabled: dev && !adminExplicit ? true : raw.get<boolean>('api-admin-enabled'),
       infoEnabled: raw.get<boolean>('api-info-enabled'),
     },
+    health: healthConfig(raw, dev),
     staking: {
       host: stakingHost,
       port: stakingPort,
@@ -239,6 +242,18 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     processContextFile: path('process-context-file'),
     inspect: { enabled: raw.get<boolean>('inspect-actors'), port: raw.get<number>('inspect-port') },
   })
+}
+
+/** The health flags; a lone `--dev` validator has no peers, so it needs none unless told otherwise. */
+function healthConfig(raw: RawConfig, dev: boolean): NodeConfig['health'] {
+  const checkFrequencyMs = raw.get<number>('health-check-frequency')
+  if (!(checkFrequencyMs > 0)) throw new ConfigError('health-check-frequency must be positive')
+  const minPeers = raw.get<number>('network-health-min-conn-peers')
+  return {
+    enabled: raw.get<boolean>('api-health-enabled'),
+    checkFrequencyMs,
+    minConnectedPeers: dev && !raw.isSet('network-health-min-conn-peers') ? 0 : minPeers,
+  }
 }
 
 /** ACPs that are already activated: objecting to one of them is refused (the reference's ScheduledACPs is empty). */
