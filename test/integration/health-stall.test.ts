@@ -42,7 +42,10 @@ describe('health of a chain that stalls', { timeout: 600_000 }, () => {
     await waitFor('node 1 healthy', 60_000, async () => (await health(node1)).status === 200, node1)
     const before = await health(node1)
     assert.equal(before.body.healthy, true)
-    assert.equal((before.body.checks.network?.message as { percentConnected: number }).percentConnected, 1)
+    assert.equal(
+      (before.body.checks.network?.message as { percentConnected?: number } | undefined)?.percentConnected,
+      1,
+    )
 
     await Promise.all([net.stop(4), net.stop(5)])
     const hash = await ewoq.send(node1, SINK)
