@@ -47,6 +47,13 @@ export const FLAGS = {
   'http-shutdown-timeout': f('duration', 10_000, 'How long shutdown waits for in-flight HTTP calls'),
   'api-admin-enabled': f('bool', false, 'Serve /ext/admin'),
   'api-info-enabled': f('bool', true, 'Serve /ext/info'),
+  'api-health-enabled': f('bool', true, 'Serve /ext/health'),
+  'health-check-frequency': f('duration', 30_000, 'Time between health checks'),
+  'network-health-min-conn-peers': f(
+    'uint',
+    1,
+    'Health: the network check fails with fewer connected peers (default 0 under --dev)',
+  ),
   'staking-host': f('string', '', 'Address the P2P server binds (empty = all interfaces)'),
   'staking-port': f('uint', 9651, 'Port of the P2P server (0 = pick a free port)'),
   'staking-tls-key-file': f('string', '$DATA_DIR/staking/staker.key', 'Staking TLS key (PEM)'),

@@ -40,6 +40,8 @@ export interface NodeConfig {
     tls: HttpTlsConfig
   }
   api: { adminEnabled: boolean; infoEnabled: boolean }
+  /** `--api-health-enabled`, `--health-check-frequency` (ms), `--network-health-min-conn-peers` */
+  health: { enabled: boolean; checkFrequencyMs: number; minConnectedPeers: number }
   staking: {
     host: string
     port: number
@@ -217,6 +219,7 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
       adminEnabled: dev && !adminExplicit ? true : raw.get<boolean>('api-admin-enabled'),
       infoEnabled: raw.get<boolean>('api-info-enabled'),
     },
+    health: healthConfig(raw, dev),
     staking: {
       host: stakingHost,
       port: stakingPort,
@@ -262,6 +265,18 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
       origins: [...LOOPBACK_ORIGINS, ...(trustedExplicit ? trustedOrigins : [])],
     },
   })
+}
+
+/** The health flags; a lone `--dev` validator has no peers, so it needs none unless told otherwise. */
+function healthConfig(raw: RawConfig, dev: boolean): NodeConfig['health'] {
+  const checkFrequencyMs = raw.get<number>('health-check-frequency')
+  if (!(checkFrequencyMs > 0)) throw new ConfigError('health-check-frequency must be positive')
+  const minPeers = raw.get<number>('network-health-min-conn-peers')
+  return {
+    enabled: raw.get<boolean>('api-health-enabled'),
+    checkFrequencyMs,
+    minConnectedPeers: dev && !raw.isSet('network-health-min-conn-peers') ? 0 : minPeers,
+  }
 }
 
 /** ACPs that are already activated: objecting to one of them is refused (the reference's ScheduledACPs is empty). */

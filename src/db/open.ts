@@ -1,11 +1,13 @@
 /**
  * The node's one database: LevelDB on disk (`level`) or in memory (`memory-level`), keys and values as bytes.
- * Every concern gets a sublevel named in `sublevels.ts`; writes that belong together go in one batch.
+ * Every concern gets a sublevel named in `sublevels.ts`; writes that belong together go in one batch. The
+ * directory is checked before LevelDB opens it, and a failed open names its cause and the path (check.ts).
  */
 import { mkdir } from 'node:fs/promises'
 import type { AbstractLevel } from 'abstract-level'
 import { Level } from 'level'
 import { MemoryLevel } from 'memory-level'
+import { checkLevelDirectory, openFailureText } from './check.js'
 import { Sublevel } from './sublevels.js'
 
 export type Database = AbstractLevel<string | Uint8Array, Uint8Array, Uint8Array>
@@ -22,10 +24,16 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.type === 'memdb') {
     db = new MemoryLevel<Uint8Array, Uint8Array>(encodings) as unknown as Database
   } else {
+    await checkLevelDirectory(opts.path)
     await mkdir(opts.path, { recursive: true, mode: 0o750 })
     db = new Level<Uint8Array, Uint8Array>(opts.path, encodings) as unknown as Database
   }
-  await db.open()
+  try {
+    await db.open()
+  } catch (err) {
+    // abstract-level says only "Database failed to open"; the cause (lock, corruption) is what users need
+    throw new Error(openFailureText(err, opts.type === 'memdb' ? 'memdb' : opts.path), { cause: err })
+  }
   return db
 }
 

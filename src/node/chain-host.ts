@@ -15,9 +15,11 @@ import { BlockProducer } from '../chains/producer.js'
 import type { SharedMemory } from '../chains/shared-memory/shared-memory.js'
 import { SnowmanChain } from '../chains/snowman/chain.js'
 import { SignedBlocks } from '../chains/snowman/signed-blocks.js'
+import { ChainStoreError } from '../chains/store-error.js'
 import { type ChainDatabase, type ChainVm, type ChainVmContext, chainVmProblem, type VmBlock } from '../chains/vm.js'
 import type { VmRegistry } from '../chains/vm-registry.js'
 import type { NodeConfig } from '../config/node-config.js'
+import { damagedStoreText } from '../db/check.js'
 import type { Database } from '../db/open.js'
 import { Sublevel } from '../db/sublevels.js'
 import { idFromString } from '../identity/ids.js'
@@ -143,7 +145,13 @@ export async function openChain(
     avaxAssetId: deps.primary.avaxAssetId,
     xChainId: deps.primary.xChainId,
   }
-  await vm.initialize(ctx)
+  try {
+    await vm.initialize(ctx)
+  } catch (err) {
+    // a VM knows its store, not where the node keeps it
+    if (err instanceof ChainStoreError) throw new Error(damagedStoreText(err.message, nodeConfig.db))
+    throw err
+  }
   const closers: (() => Promise<void> | void)[] = [() => vm.shutdown()]
   const close = async () => {
     for (const fn of closers.splice(0).reverse()) await fn()

@@ -20,6 +20,7 @@ import { registerBuiltinVms } from '../chains/builtin-vms.js'
 import { loadVmPlugins } from '../chains/plugins.js'
 import { ChainRegistry } from '../chains/registry.js'
 import { SharedMemory } from '../chains/shared-memory/shared-memory.js'
+import type { ChainVm } from '../chains/vm.js'
 import { VmRegistry } from '../chains/vm-registry.js'
 import { chainIds } from '../config/chain-ids.js'
 import type { NodeConfig } from '../config/node-config.js'
@@ -44,6 +45,7 @@ import {
   seedPresetSharedMemory,
 } from './chain-startup.js'
 import { evmHost } from './evm-host.js'
+import { startHealth } from './health-host.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
 import { snapshotChecker } from './snapshot-check.js'
@@ -193,6 +195,7 @@ async function build(
   // the chain actors' IO finds each chain's runtime here; a chain opens (chain-host.ts) once its VM is registered
   // and the network and the HTTP routes exist
   const runtimes = new ChainRuntimes()
+  const openedVms = new Map<string, ChainVm>()
   let startHosting: (routes: Map<string, ChainRoutes>) => void = () => undefined
   const hosting = new Promise<Map<string, ChainRoutes>>((resolve) => {
     startHosting = resolve
@@ -227,6 +230,7 @@ async function build(
     )
     cleanups.push(() => opened.close())
     runtimes.set(opened)
+    openedVms.set(chainId, opened.vm)
     return opened
   }
   // test-only (docs/operations.md): every actor context is checked to be JSON-safe
@@ -353,6 +357,23 @@ async function build(
   startHosting(declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError }))
   // the chains whose VM is installed open before the node serves; one that cannot is a start-up error
   await awaitInstalledChains(entries, vms, actor.system, log)
+  // /ext/health: the first round of checks runs once the chains are open, before the node serves
+  if (config.health.enabled) {
+    const health = await startHealth({
+      config,
+      db,
+      nodeId,
+      validators,
+      p2p,
+      chains: chainList,
+      system: actor.system,
+      chainVm: (chainId) => openedVms.get(chainId),
+      router: http.router,
+      onError,
+      log: logs.get('health'),
+    })
+    cleanups.push(() => health.stop())
+  }
 
   await http.listen()
   const url = http.url

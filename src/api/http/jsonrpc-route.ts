@@ -44,6 +44,7 @@ export function serveJsonRpc(
     setPending(res, pending)
     return httpError(res, 503, NOT_BOOTSTRAPPED)
   }
+  if (req.method === 'GET' && route.get !== undefined) return route.get(req, res)
   if (req.method !== 'POST') return rpcError(res, 405, `rpc: POST method required, received ${req.method}`)
   const contentType = contentTypeOf(req)
   if (contentType.toLowerCase() !== 'application/json') {

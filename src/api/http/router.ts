@@ -25,6 +25,8 @@ export interface JsonRpcRoute extends OriginGuard {
   ready?: () => boolean
   /** body cap for this route; the server's `maxBodyBytes` when absent */
   maxBodyBytes?: number
+  /** answers GET instead of the 405 (`/ext/health` serves its report on GET, JSON-RPC on POST) */
+  get?: (req: IncomingMessage, res: ServerResponse) => void
 }
 
 /** Anything else (health, metrics, WebSocket): the handler owns the request, `upgrade` the raw socket. */

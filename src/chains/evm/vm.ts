@@ -151,7 +151,11 @@ export class EvmVm implements EthBackend {
   }
 
   estimateNextBaseFee(): bigint {
-    const parent = this.latest().header
+    return this.estimateBaseFeeAfter(this.latest().header)
+  }
+
+  /** The base fee of a child of `parent` built now (eth_feeHistory's next base fee after the head). */
+  estimateBaseFeeAfter(parent: AvaHeader): bigint {
     const nowMs = BigInt(this.now())
     const parentMs = headerTimeMs(parent)
     try {

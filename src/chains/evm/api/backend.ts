@@ -45,6 +45,8 @@ export interface EthBackend {
   lastAccepted(): ResolvedBlock
   /** base fee a block built now on `latest` would have (eth_baseFee) */
   estimateNextBaseFee(): bigint
+  /** base fee a child of `parent` built now would have (eth_feeHistory's last entry after the head) */
+  estimateBaseFeeAfter(parent: AvaHeader): bigint
   /** add a tx to the pool as a local submission; resolves to its hash or throws the pool's error */
   submitTransaction: SubmitTransaction
   /** accepted blocks, in order (newHeads, logs, filters, newAcceptedTransactions) */

@@ -5,11 +5,13 @@
 import type { Common } from '@ethereumjs/common'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 import { Subject } from 'rxjs'
-import { type AvaHeader, decodeBlock, encodeBlock, headerHash } from '../header.js'
+import { ChainStoreError } from '../../store-error.js'
+import { type AvaHeader, encodeBlock, headerHash } from '../header.js'
 import { NodeLayer } from '../state/node-layer.js'
 import { AvaStateManager } from '../state/state-manager.js'
 import { openStateView } from '../state/view.js'
 import { type ChainDb, ChainStore, type ExtraWrite, type TxLocation } from '../store/chain-store.js'
+import { checkChainStore } from '../store/integrity.js'
 import { type FoundLog, getLogs, type LogFilter } from '../store/logs.js'
 import type { StoredReceipt } from '../store/receipt.js'
 import type { BlockFields } from './block-fields.js'
@@ -54,6 +56,8 @@ export class EvmChainCore {
     let hash = await store.lastAcceptedHash()
     let header: AvaHeader
     if (hash === undefined) {
+      if (await store.hasBlocks())
+        throw new ChainStoreError('the last accepted block pointer is missing while the chain holds blocks')
       const layer = new NodeLayer(store.nodes)
       const stateRoot = await writeGenesisAlloc(new AvaStateManager(opts.common, layer, undefined), genesis.alloc)
       header = { ...genesis.header, stateRoot }
@@ -61,9 +65,8 @@ export class EvmChainCore {
       const rlp = encodeBlock(header, [], new Uint8Array(0))
       await store.accept({ hash, number: header.number, rlp, bloom: header.bloom, txHashes: [], receipts: [] }, layer)
     } else {
-      const rlp = await store.getBlock(hash)
-      if (rlp === undefined) throw new Error(`last accepted block ${bytesToHex(hash)} is missing`)
-      header = decodeBlock(rlp).header
+      // the tip, its recent ancestors, genesis and the tip's state must be there (store/integrity.ts)
+      header = await checkChainStore(store, hash)
     }
     const pruning = opts.pruning ?? { mode: 'pruning', stateHistory: 32 }
     const executor = new Executor({ common: opts.common, store, pruning, tip: { hash, header } })

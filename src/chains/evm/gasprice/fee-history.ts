@@ -1,7 +1,7 @@
 /**
  * eth_feeHistory's data (coreth eth/gasprice/feehistory.go): per block the base fee, gasUsed / gasLimit and the
  * requested reward percentiles (effective tips of the block's txs, sorted ascending, weighted by gas used). Only
- * accepted blocks are read; the newest block's successor is not included, as in coreth.
+ * accepted blocks are read; the base fee of the block after the newest is added by the oracle, as geth does.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { StoredReceipt } from '../store/receipt.js'

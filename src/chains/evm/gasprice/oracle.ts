@@ -6,7 +6,7 @@
  * `latest` block, never block 0) whose timestamp is within 80 s of now, clamped to [tx-pool-price-limit,
  * 150 gwei]; with no samples the last value is repeated (initially the minimum, 1 wei by default). The value is
  * cached per head hash. Fee history: at most 2048 blocks per call (more are silently truncated), reaching back
- * at most 25,000 blocks from the last accepted block, at most 100 percentiles.
+ * at most 25,000 blocks from the last accepted block, at most 100 percentiles; blockCount + 1 base fees.
  */
 import type { Common } from '@ethereumjs/common'
 import { createTxFromBlockBodyData, type TypedTransaction } from '@ethereumjs/tx'
@@ -39,6 +39,8 @@ export interface OracleChain {
   /** the head `latest` names */
   latest(): { hash: Uint8Array; header: AvaHeader }
   lastAccepted(): { hash: Uint8Array; header: AvaHeader }
+  /** the base fee of a child of `parent` built now (the next base fee after the head) */
+  estimateBaseFeeAfter(parent: AvaHeader): bigint
   /** ms wall clock */
   now(): number
 }
@@ -170,7 +172,10 @@ export class GasPriceOracle {
 
   /**
    * eth_feeHistory: `newest` is an rpc.BlockNumber (-1 pending, -2 latest, -3 accepted, -4 safe, else a
-   * number). Throws coreth's errors.
+   * number). Throws coreth's errors. As geth (and the execution API spec) answers, `baseFee` has one entry more
+   * than the blocks: the base fee of the block after the newest, which is that block's own base fee when it is
+   * accepted already, else the base fee of a block built on the newest now. The range is resolved against one
+   * read of the last accepted block, so blocks accepted meanwhile never shift it.
    */
   async feeHistory(count: bigint, newest: bigint, percentiles: readonly number[]): Promise<FeeHistory> {
     if (count < 1n) return EMPTY_FEE_HISTORY
@@ -178,7 +183,8 @@ export class GasPriceOracle {
       throw new Error(`${FeeHistoryError.invalidPercentile}: over the query limit ${MAX_QUERY_PERCENTILES}`)
     if (count > this.#maxCall) count = this.#maxCall
     checkPercentiles(percentiles)
-    const lastAccepted = this.#chain.lastAccepted().header.number
+    const head = this.#chain.lastAccepted()
+    const lastAccepted = head.header.number
     const [last, blocks] = resolveBlockRange(newest, count, lastAccepted, this.#maxHistory)
     if (blocks === 0n) return EMPTY_FEE_HISTORY
     const oldest = last + 1n - blocks
@@ -195,6 +201,13 @@ export class GasPriceOracle {
       if (r !== undefined) reward.push(r)
       baseFee.push(b)
       ratio.push(g)
+    }
+    // the next block's base fee, when the whole range was read (a missing block ends the answer there, as coreth)
+    if (ratio.length === Number(blocks)) {
+      if (last < lastAccepted) {
+        const next = await this.#slimBlock(last + 1n)
+        if (next !== undefined) baseFee.push(next.baseFee)
+      } else baseFee.push(this.#chain.estimateBaseFeeAfter(head.header))
     }
     return {
       oldestBlock: oldest,

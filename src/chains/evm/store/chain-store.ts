@@ -84,6 +84,12 @@ export class ChainStore {
     return plain(await this.meta.get(LAST_ACCEPTED))
   }
 
+  /** true when any block is stored (a store without a last-accepted pointer must have none) */
+  async hasBlocks(): Promise<boolean> {
+    for await (const _ of this.blocks.keys({ limit: 1 })) return true
+    return false
+  }
+
   async getBlock(hash: Uint8Array): Promise<Uint8Array | undefined> {
     return plain(await this.blocks.get(hash))
   }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { feeMethods } from '../../../../../../src/chains/evm/api/fees.js'
 import { GasPriceOracle, GWEI } from '../../../../../../src/chains/evm/gasprice/oracle.js'
+import { decodeBlock } from '../../../../../../src/chains/evm/header.js'
 import { type Call, caller, failure, TEST_CTX } from '../../../../../helpers/eth-methods.js'
 import { openTestChain, type TestChain } from '../../../../../helpers/evm-chain.js'
 
@@ -98,6 +99,7 @@ describe('fee oracle after txs with tips', () => {
       core: vm.core,
       latest: () => vm.latest(),
       lastAccepted: () => vm.lastAccepted(),
+      estimateBaseFeeAfter: (h: Parameters<typeof vm.estimateBaseFeeAfter>[0]) => vm.estimateBaseFeeAfter(h),
       now: () => Date.now() + 81_000 + 1000,
     }
     const oracle = new GasPriceOracle(late, { minPrice: 3n })
@@ -113,7 +115,7 @@ describe('fee oracle after txs with tips', () => {
     }
   })
 
-  it('eth_feeHistory returns coreth shape', async () => {
+  it('eth_feeHistory returns coreth shape with blockCount + 1 base fees (geth)', async () => {
     const head = chain.vm.lastAccepted().header.number
     const h = await call('eth_feeHistory', '0x3', 'latest', [0, 50, 100])
     assert.deepEqual(Object.keys(h), ['oldestBlock', 'reward', 'baseFeePerGas', 'gasUsedRatio'])
@@ -121,15 +123,19 @@ describe('fee oracle after txs with tips', () => {
     assert.equal(h.reward.length, 3)
     assert.deepEqual(h.reward[2], [q(400n * GWEI), q(400n * GWEI), q(400n * GWEI)])
     assert.deepEqual(h.reward[1], ['0x0', '0x0', '0x0'])
-    assert.deepEqual(h.baseFeePerGas, ['0x1', '0x1', '0x1'])
+    // the last entry is the base fee of the block after the newest: for the head, a block built on it now
+    assert.deepEqual(h.baseFeePerGas, ['0x1', '0x1', '0x1', q(chain.vm.estimateNextBaseFee())])
     assert.equal(h.gasUsedRatio.length, 3)
     assert.equal(h.gasUsedRatio[1], 0)
     assert.ok(h.gasUsedRatio[2] > 0)
 
     const noRewards = await call('eth_feeHistory', 2, '0x2')
+    // below the head, the next base fee is block 3's own
+    const block3 = await chain.vm.core.getBlockByNumber(3n)
+    assert.ok(block3 !== undefined)
     assert.deepEqual(noRewards, {
       oldestBlock: '0x1',
-      baseFeePerGas: ['0x1', '0x1'],
+      baseFeePerGas: ['0x1', '0x1', q(decodeBlock(block3).header.baseFee ?? 0n)],
       gasUsedRatio: noRewards.gasUsedRatio,
     })
     assert.deepEqual(await call('eth_feeHistory', '0x0', 'latest'), { oldestBlock: '0x0', gasUsedRatio: null })
@@ -137,6 +143,7 @@ describe('fee oracle after txs with tips', () => {
     const all = await call('eth_feeHistory', '100', 'latest')
     assert.equal(all.oldestBlock, '0x0')
     assert.equal(all.baseFeePerGas[0], q(225n * GWEI))
+    assert.equal(all.baseFeePerGas.length, all.gasUsedRatio.length + 1)
   })
 
   it('eth_feeHistory errors use coreth texts', async () => {
