@@ -10,12 +10,8 @@ import { type Actor, type AnyActorRef, createActor, fromPromise, type Inspection
 import { type LoadVmsResult, nodeMachine } from '../../actors/node.machine.js'
 import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
-import { adminService } from '../api/admin/service.js'
 import type { ChainRoutes } from '../api/chain-routes.js'
 import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
-import { infoService } from '../api/info/service.js'
-import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
-import { avmService, platformService } from '../api/primary/service.js'
 import { registerBuiltinVms } from '../chains/builtin-vms.js'
 import { loadVmPlugins } from '../chains/plugins.js'
 import { ChainRegistry } from '../chains/registry.js'
@@ -47,7 +43,7 @@ import {
 import { evmHost } from './evm-host.js'
 import { startHealth } from './health-host.js'
 import { startInspector } from './inspector.js'
-import { registerDefaultAliases } from './routes.js'
+import { mountNodeApis, registerDefaultAliases } from './routes.js'
 import { snapshotChecker } from './snapshot-check.js'
 
 export interface FirnNode {
@@ -306,8 +302,8 @@ async function build(
   })
   cleanups.push(() => http.close())
   const onError = (method: string, err: unknown) => logs.get('http').debug('call failed', { method, err })
-  if (config.api.infoEnabled) {
-    const info = infoService({
+  mountNodeApis(http.router, config, chains, onError, {
+    info: {
       config,
       nodeId,
       nodePOP,
@@ -318,11 +314,8 @@ async function build(
       peers: p2p.peers,
       validators,
       log,
-    })
-    http.router.addRoute('info', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([info], { onError }) })
-  }
-  if (config.api.adminEnabled) {
-    const admin = adminService({
+    },
+    admin: {
       router: http.router,
       chains,
       logs,
@@ -334,23 +327,7 @@ async function build(
       actors: () => listActors(actor),
       profileDir: config.profileDir,
       askStats: mailbox,
-    })
-    http.router.addRoute('admin', '', {
-      kind: 'jsonrpc',
-      endpoint: createJsonRpcEndpoint([admin], { onError }),
-      // web pages of untrusted origins get a 403 (src/api/http/origin-policy.ts)
-      untrustedOrigins: 'refuse',
-    })
-  }
-  // the X and P calls avalanchejs's getContextFromURI makes, from the preset's constants (src/api/primary)
-  const primary = { networkId: config.networkId, avaxAssetId: chains.ids.avaxAssetId, fees: config.fees }
-  http.router.addRoute(`bc/${chains.ids.X}`, '', {
-    kind: 'jsonrpc',
-    endpoint: createJsonRpcEndpoint([avmService(primary)], { onError }),
-  })
-  http.router.addRoute(`bc/${chains.ids.P}`, '', {
-    kind: 'jsonrpc',
-    endpoint: createJsonRpcEndpoint([platformService()], { onError }),
+    },
   })
   registerDefaultAliases(http.router, chains)
   // each chain's base answers 503 with the reason until its VM hands its handlers over (chain-routes.ts)

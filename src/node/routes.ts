@@ -1,10 +1,55 @@
 /**
- * The default HTTP aliases the reference sets from genesis: each well-known chain's base `/ext/bc/<id>` also
- * answers at `/ext/<alias>` and `/ext/bc/<alias>` for each of its genesis aliases (reference/node-api.md 1.3).
+ * The node's own HTTP routes: `/ext/info` and `/ext/admin` (each behind its flag), the X and P calls avalanchejs's
+ * getContextFromURI makes (from the preset's constants, src/api/primary), and the default HTTP aliases the
+ * reference sets from genesis: each well-known chain's base `/ext/bc/<id>` also answers at `/ext/<alias>` and
+ * `/ext/bc/<alias>` for each of its genesis aliases (reference/node-api.md 1.3).
  */
+import { adminService } from '../api/admin/service.js'
 import type { Router } from '../api/http/router.js'
+import { infoService } from '../api/info/service.js'
+import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
+import { avmService, platformService } from '../api/primary/service.js'
 import type { ChainRegistry } from '../chains/registry.js'
 import { GENESIS_CHAIN_ALIASES } from '../config/chain-ids.js'
+import type { NodeConfig } from '../config/node-config.js'
+
+export interface NodeApiDeps {
+  info: Parameters<typeof infoService>[0]
+  admin: Parameters<typeof adminService>[0]
+}
+
+/** `/ext/info`, `/ext/admin` (refused to web pages of untrusted origins) and the X and P context calls. */
+export function mountNodeApis(
+  router: Router,
+  config: NodeConfig,
+  chains: ChainRegistry,
+  onError: (method: string, err: unknown) => void,
+  deps: NodeApiDeps,
+): void {
+  if (config.api.infoEnabled) {
+    router.addRoute('info', '', {
+      kind: 'jsonrpc',
+      endpoint: createJsonRpcEndpoint([infoService(deps.info)], { onError }),
+    })
+  }
+  if (config.api.adminEnabled) {
+    router.addRoute('admin', '', {
+      kind: 'jsonrpc',
+      endpoint: createJsonRpcEndpoint([adminService(deps.admin)], { onError }),
+      // web pages of untrusted origins get a 403 (src/api/http/origin-policy.ts)
+      untrustedOrigins: 'refuse',
+    })
+  }
+  const primary = { networkId: config.networkId, avaxAssetId: chains.ids.avaxAssetId, fees: config.fees }
+  router.addRoute(`bc/${chains.ids.X}`, '', {
+    kind: 'jsonrpc',
+    endpoint: createJsonRpcEndpoint([avmService(primary)], { onError }),
+  })
+  router.addRoute(`bc/${chains.ids.P}`, '', {
+    kind: 'jsonrpc',
+    endpoint: createJsonRpcEndpoint([platformService()], { onError }),
+  })
+}
 
 export function registerDefaultAliases(router: Pick<Router, 'addAliases'>, chains: ChainRegistry): void {
   for (const key of ['P', 'X', 'C'] as const) {
