@@ -29,6 +29,7 @@ export const FLAGS = {
   'http-shutdown-timeout': f('duration', 10_000, 'How long shutdown waits for in-flight HTTP calls'),
   'api-admin-enabled': f('bool', false, 'Serve /ext/admin'),
   'api-info-enabled': f('bool', true, 'Serve /ext/info'),
+  'api-metrics-enabled': f('bool', true, 'Serve /ext/metrics (Prometheus text) and keep the metrics it reports'),
   'staking-host': f('string', '', 'Address the P2P server binds (empty = all interfaces)'),
   'staking-port': f('uint', 9651, 'Port of the P2P server (0 = pick a free port)'),
   'staking-tls-key-file': f('string', '$DATA_DIR/staking/staker.key', 'Staking TLS key (PEM)'),

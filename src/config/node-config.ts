@@ -33,7 +33,7 @@ export interface NodeConfig {
     allowedHosts: string[]
     shutdownTimeoutMs: number
   }
-  api: { adminEnabled: boolean; infoEnabled: boolean }
+  api: { adminEnabled: boolean; infoEnabled: boolean; metricsEnabled: boolean }
   staking: {
     host: string
     port: number
@@ -197,6 +197,7 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     api: {
       adminEnabled: dev && !adminExplicit ? true : raw.get<boolean>('api-admin-enabled'),
       infoEnabled: raw.get<boolean>('api-info-enabled'),
+      metricsEnabled: raw.get<boolean>('api-metrics-enabled'),
     },
     staking: {
       host: stakingHost,

@@ -22,6 +22,7 @@ import type { ChainIds } from '../config/chain-ids.js'
 import { NetworkId } from '../config/networks.js'
 import { idFromString } from '../identity/ids.js'
 import type { Logger } from '../log/logger.js'
+import type { RpcCallObserver } from '../rpc/call-observer.js'
 
 export interface DeclaredEntry {
   declared: DeclaredChain
@@ -77,6 +78,8 @@ export function declareChainRoutes(
     chainState: (chainId: string) => { value: string; context: { error: string | null } } | undefined
     log: Logger
     onError: (method: string, err: unknown) => void
+    /** the call observer of one endpoint (`C/rpc`; `evmChain`: the alias, for geth-style endpoints), with metrics */
+    observer?: ((endpoint: string, evmChain: string | undefined) => RpcCallObserver) | undefined
   },
 ): Map<string, ChainRoutes> {
   const routes = new Map<string, ChainRoutes>()
@@ -94,7 +97,16 @@ export function declareChainRoutes(
       return null
     }
     const base = `bc/${entry.chainId}`
-    routes.set(entry.chainId, chainRoutes(router, { base, unavailable, log: deps.log, onError: deps.onError }))
+    const observe = deps.observer
+    const observer =
+      observe === undefined
+        ? undefined
+        : (path: string, dialect: 'eth' | 'jsonrpc') =>
+            observe(entry.alias + path, dialect === 'eth' ? entry.alias : undefined)
+    routes.set(
+      entry.chainId,
+      chainRoutes(router, { base, unavailable, log: deps.log, onError: deps.onError, observer }),
+    )
   }
   return routes
 }

@@ -12,9 +12,11 @@ import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import { adminService } from '../api/admin/service.js'
 import type { ChainRoutes } from '../api/chain-routes.js'
+import type { Route } from '../api/http/router.js'
 import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
 import { infoService } from '../api/info/service.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
+import { metricsRoute } from '../api/metrics/route.js'
 import { avmService, platformService } from '../api/primary/service.js'
 import { registerBuiltinVms } from '../chains/builtin-vms.js'
 import { loadVmPlugins } from '../chains/plugins.js'
@@ -28,6 +30,7 @@ import { checkDatabaseVersion, type Database, openDatabase } from '../db/open.js
 import { loadOrCreateSigner } from '../identity/bls.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
+import { NodeMetrics } from '../metrics/node-metrics.js'
 import { benchlistSettings } from '../network/benching.js'
 import { Network } from '../network/network.js'
 import { genesisValidators, ValidatorSet } from '../network/validators.js'
@@ -154,6 +157,17 @@ async function build(
     log.error('failed to register VM', { vmID, error })
 
   let network: Network | undefined
+  // --api-metrics-enabled: the node's metrics (src/metrics), counted where things happen or read at scrape time
+  const metrics = config.api.metricsEnabled
+    ? new NodeMetrics(
+        {
+          peers: () => network?.peers.size ?? 0,
+          snapshot: (id) => system?.get(id)?.getSnapshot(),
+          mailbox: () => mailbox.snapshot(),
+        },
+        entries.map(({ entry }) => entry.alias),
+      )
+    : undefined
   const fileValidators = config.genesis.validators
   const validators = new ValidatorSet({
     selfNodeId: nodeId,
@@ -174,6 +188,7 @@ async function build(
     // test-only (docs/operations.md, "Peers"): the echo protocol, and an echo handler that never answers
     testProtocols: process.env.FIRN_TEST_PROTOCOLS === '1',
     echoSilent: () => process.env.FIRN_TEST_ECHO_SILENT === '1',
+    ...(metrics === undefined ? {} : { metrics: metrics.streams.component() }),
   })
   network = p2p
   const uptimeRecords = await p2p.loadUptime()
@@ -213,6 +228,7 @@ async function build(
         validators,
         proposers: () => proposerSet,
         mailbox,
+        metrics,
         sharedMemory,
         lookupChain: (alias) => chains.aliaser.lookup(alias),
         primary: { avaxAssetId: chains.ids.avaxAssetId, xChainId: chains.ids.X },
@@ -290,9 +306,19 @@ async function build(
     nodeId,
     shutdownTimeoutMs: config.http.shutdownTimeoutMs,
     log: logs.get('http'),
+    // the reference's avalanche_api_calls{base}: a chain's routes count under its primary alias
+    ...(metrics === undefined
+      ? {}
+      : {
+          wrapRoute: (base: string, route: Route) =>
+            metrics.rpc.meterRoute(base.startsWith('bc/') ? chains.aliaser.primaryAlias(base.slice(3)) : base, route),
+        }),
   })
   cleanups.push(() => http.close())
   const onError = (method: string, err: unknown) => logs.get('http').debug('call failed', { method, err })
+  /** the JSON-RPC call observer of a node-API endpoint (`info`, `X`) when metrics are on */
+  const observer = (endpoint: string) => metrics?.rpc.endpoint(endpoint)
+  if (metrics !== undefined) http.router.addRoute('metrics', '', metricsRoute(metrics))
   if (config.api.infoEnabled) {
     const info = infoService({
       config,
@@ -306,7 +332,8 @@ async function build(
       validators,
       log,
     })
-    http.router.addRoute('info', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([info], { onError }) })
+    const endpoint = createJsonRpcEndpoint([info], { onError, observer: observer('info') })
+    http.router.addRoute('info', '', { kind: 'jsonrpc', endpoint })
   }
   if (config.api.adminEnabled) {
     const admin = adminService({
@@ -322,27 +349,39 @@ async function build(
       cwd: process.cwd(),
       askStats: mailbox,
     })
-    http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint: createJsonRpcEndpoint([admin], { onError }) })
+    const endpoint = createJsonRpcEndpoint([admin], { onError, observer: observer('admin') })
+    http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint })
   }
   // the X and P calls avalanchejs's getContextFromURI makes, from the preset's constants (src/api/primary)
   const primary = { networkId: config.networkId, avaxAssetId: chains.ids.avaxAssetId, fees: config.fees }
   http.router.addRoute(`bc/${chains.ids.X}`, '', {
     kind: 'jsonrpc',
-    endpoint: createJsonRpcEndpoint([avmService(primary)], { onError }),
+    endpoint: createJsonRpcEndpoint([avmService(primary)], { onError, observer: observer('X') }),
   })
   http.router.addRoute(`bc/${chains.ids.P}`, '', {
     kind: 'jsonrpc',
-    endpoint: createJsonRpcEndpoint([platformService()], { onError }),
+    endpoint: createJsonRpcEndpoint([platformService()], { onError, observer: observer('P') }),
   })
   registerDefaultAliases(http.router, chains)
   // each chain's base answers 503 with the reason until its VM hands its handlers over (chain-routes.ts)
-  startHosting(declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError }))
+  const chainObserver =
+    metrics === undefined
+      ? undefined
+      : (endpoint: string, evmChain: string | undefined) => metrics.rpc.endpoint(endpoint, evmChain)
+  startHosting(
+    declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError, observer: chainObserver }),
+  )
   // the chains whose VM is installed open before the node serves; one that cannot is a start-up error
   await awaitInstalledChains(entries, vms, actor.system, log)
 
   const bound = await http.listen()
   const url = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`
-  log.info('HTTP API server listening', { url, admin: config.api.adminEnabled, info: config.api.infoEnabled })
+  log.info('HTTP API server listening', {
+    url,
+    admin: config.api.adminEnabled,
+    info: config.api.infoEnabled,
+    metrics: config.api.metricsEnabled,
+  })
 
   const stakingAddress = config.publicIp.includes(':')
     ? `[${config.publicIp}]:${network.port}`

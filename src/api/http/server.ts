@@ -16,7 +16,7 @@ import { createHostFilter } from './host-filter.js'
 import { serveJsonRpc } from './jsonrpc-route.js'
 import { cleanPath, escapePath, needsCleaning, parseRequestTarget } from './path.js'
 import { httpError, socketError } from './plain.js'
-import { type Route, Router } from './router.js'
+import { type Route, Router, type RouteWrapper } from './router.js'
 
 export interface HttpLog {
   debug(msg: string, fields?: object): void
@@ -50,6 +50,8 @@ export interface HttpServerOptions {
   shutdownTimeoutMs?: number
   timeouts?: HttpServerTimeouts
   log?: HttpLog
+  /** wraps every route added to the router (the node's API metrics) */
+  wrapRoute?: RouteWrapper
 }
 
 export interface HttpApiServer {
@@ -78,7 +80,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   const headersMs = t.headersMs ?? 30_000
   const requestMs = Math.max(t.requestMs ?? 30_000, headersMs)
   const closeMs = opts.shutdownTimeoutMs ?? 5_000
-  const router = new Router()
+  const router = new Router(opts.wrapRoute)
   const cors = createCors(opts.allowedOrigins)
   const hostAllowed = createHostFilter(opts.allowedHosts)
   const rpcOptions = {
