@@ -7,6 +7,7 @@
  * `--api-metrics-enabled` is on; off, nothing is counted anywhere. Served by src/api/metrics/route.ts.
  */
 import { collectDefaultMetrics, Registry } from 'prom-client'
+import type { RouteWrapper } from '../api/http/router.js'
 import { ChainMetrics } from './chain-metrics.js'
 import { RpcMetrics } from './rpc-metrics.js'
 import { ScrapeGauges, type ScrapeSources } from './scrape-gauges.js'
@@ -29,6 +30,11 @@ export class NodeMetrics {
     this.chains = new ChainMetrics(this.registry)
     this.streams = new StreamMetrics(this.registry)
     this.scrape = new ScrapeGauges(this.registry, sources, chains)
+  }
+
+  /** The HTTP server's route wrapper: each route counted under its base, a chain's (`bc/<ID>`) as its alias. */
+  routeWrapper(primaryAlias: (chainId: string) => string): RouteWrapper {
+    return (base, route) => this.rpc.meterRoute(base.startsWith('bc/') ? primaryAlias(base.slice(3)) : base, route)
   }
 
   /** The Prometheus text exposition of every metric. */

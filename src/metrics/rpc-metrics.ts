@@ -72,7 +72,7 @@ export class RpcMetrics {
   }
 
   /** The observer of one endpoint; `evmChain` (a chain's alias) also counts coreth's rpc counters. */
-  endpoint(endpoint: string, evmChain?: string): RpcCallObserver {
+  readonly endpoint = (endpoint: string, evmChain?: string): RpcCallObserver => {
     const children = new Map<string, [Child, Child]>()
     const evm =
       evmChain === undefined

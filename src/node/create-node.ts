@@ -12,7 +12,6 @@ import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import { adminService } from '../api/admin/service.js'
 import type { ChainRoutes } from '../api/chain-routes.js'
-import type { Route } from '../api/http/router.js'
 import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
 import { infoService } from '../api/info/service.js'
 import { createJsonRpcEndpoint } from '../api/jsonrpc/service.js'
@@ -307,17 +306,11 @@ async function build(
     shutdownTimeoutMs: config.http.shutdownTimeoutMs,
     log: logs.get('http'),
     // the reference's avalanche_api_calls{base}: a chain's routes count under its primary alias
-    ...(metrics === undefined
-      ? {}
-      : {
-          wrapRoute: (base: string, route: Route) =>
-            metrics.rpc.meterRoute(base.startsWith('bc/') ? chains.aliaser.primaryAlias(base.slice(3)) : base, route),
-        }),
+    ...(metrics && { wrapRoute: metrics.routeWrapper((chainId) => chains.aliaser.primaryAlias(chainId)) }),
   })
   cleanups.push(() => http.close())
   const onError = (method: string, err: unknown) => logs.get('http').debug('call failed', { method, err })
-  /** the JSON-RPC call observer of a node-API endpoint (`info`, `X`) when metrics are on */
-  const observer = (endpoint: string) => metrics?.rpc.endpoint(endpoint)
+  const observer = metrics?.rpc.endpoint // each endpoint's JSON-RPC call observer, when metrics are on
   if (metrics !== undefined) http.router.addRoute('metrics', '', metricsRoute(metrics))
   if (config.api.infoEnabled) {
     const info = infoService({
@@ -332,7 +325,7 @@ async function build(
       validators,
       log,
     })
-    const endpoint = createJsonRpcEndpoint([info], { onError, observer: observer('info') })
+    const endpoint = createJsonRpcEndpoint([info], { onError, observer: observer?.('info') })
     http.router.addRoute('info', '', { kind: 'jsonrpc', endpoint })
   }
   if (config.api.adminEnabled) {
@@ -349,39 +342,28 @@ async function build(
       cwd: process.cwd(),
       askStats: mailbox,
     })
-    const endpoint = createJsonRpcEndpoint([admin], { onError, observer: observer('admin') })
+    const endpoint = createJsonRpcEndpoint([admin], { onError, observer: observer?.('admin') })
     http.router.addRoute('admin', '', { kind: 'jsonrpc', endpoint })
   }
   // the X and P calls avalanchejs's getContextFromURI makes, from the preset's constants (src/api/primary)
   const primary = { networkId: config.networkId, avaxAssetId: chains.ids.avaxAssetId, fees: config.fees }
   http.router.addRoute(`bc/${chains.ids.X}`, '', {
     kind: 'jsonrpc',
-    endpoint: createJsonRpcEndpoint([avmService(primary)], { onError, observer: observer('X') }),
+    endpoint: createJsonRpcEndpoint([avmService(primary)], { onError, observer: observer?.('X') }),
   })
   http.router.addRoute(`bc/${chains.ids.P}`, '', {
     kind: 'jsonrpc',
-    endpoint: createJsonRpcEndpoint([platformService()], { onError, observer: observer('P') }),
+    endpoint: createJsonRpcEndpoint([platformService()], { onError, observer: observer?.('P') }),
   })
   registerDefaultAliases(http.router, chains)
   // each chain's base answers 503 with the reason until its VM hands its handlers over (chain-routes.ts)
-  const chainObserver =
-    metrics === undefined
-      ? undefined
-      : (endpoint: string, evmChain: string | undefined) => metrics.rpc.endpoint(endpoint, evmChain)
-  startHosting(
-    declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError, observer: chainObserver }),
-  )
+  startHosting(declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError, observer }))
   // the chains whose VM is installed open before the node serves; one that cannot is a start-up error
   await awaitInstalledChains(entries, vms, actor.system, log)
 
   const bound = await http.listen()
   const url = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`
-  log.info('HTTP API server listening', {
-    url,
-    admin: config.api.adminEnabled,
-    info: config.api.infoEnabled,
-    metrics: config.api.metricsEnabled,
-  })
+  log.info('HTTP API server listening', { url, admin: config.api.adminEnabled, info: config.api.infoEnabled })
 
   const stakingAddress = config.publicIp.includes(':')
     ? `[${config.publicIp}]:${network.port}`
