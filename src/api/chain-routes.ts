@@ -15,6 +15,7 @@
  * does not serve is a 404 as anywhere else.
  */
 import type { VmHandler } from '../chains/vm.js'
+import type { RpcCallObserver } from '../rpc/call-observer.js'
 import { createEthRpcRoute, createEthWsRoute, type EthRpcLog, type EthWsRoute } from './ethrpc/index.js'
 import { gateRoute } from './http/gate.js'
 import { NOT_BOOTSTRAPPED } from './http/jsonrpc-route.js'
@@ -39,6 +40,8 @@ export interface ChainRoutesOptions {
   unavailable: () => string | null
   log: EthRpcLog
   onError?: (method: string, err: unknown) => void
+  /** the call observer of the endpoint at `path` (`/rpc`) in its dialect, when the node keeps metrics */
+  observer?: ((path: string, dialect: 'eth' | 'jsonrpc') => RpcCallObserver) | undefined
 }
 
 export function chainRoutes(router: Router, opts: ChainRoutesOptions): ChainRoutes {
@@ -64,7 +67,12 @@ export function chainRoutes(router: Router, opts: ChainRoutesOptions): ChainRout
       for (const [path, handler] of Object.entries(handlers)) {
         if (!path.startsWith('/') || path.length < 2) throw new Error(`a VM endpoint must be named /<name>: ${path}`)
         if (handler.kind === 'eth') {
-          const options = { ...handler.handlers, ...handler.limits, log: opts.log }
+          const options = {
+            ...handler.handlers,
+            ...handler.limits,
+            log: opts.log,
+            observer: opts.observer?.(path, 'eth'),
+          }
           if (path === '/ws') {
             const ws = createEthWsRoute(options)
             sockets.push(ws)
@@ -77,6 +85,7 @@ export function chainRoutes(router: Router, opts: ChainRoutesOptions): ChainRout
         } else {
           const endpoint = createJsonRpcEndpoint(handler.services, {
             underscoreNames: handler.underscoreNames === true,
+            observer: opts.observer?.(path, 'jsonrpc'),
             ...(opts.onError === undefined ? {} : { onError: opts.onError }),
           })
           const guard = path === '/admin' ? { untrustedOrigins: 'refuse' as const } : {}

@@ -54,6 +54,7 @@ export const FLAGS = {
     1,
     'Health: the network check fails with fewer connected peers (default 0 under --dev)',
   ),
+  'api-metrics-enabled': f('bool', true, 'Serve /ext/metrics (Prometheus text) and keep the metrics it reports'),
   'staking-host': f('string', '', 'Address the P2P server binds (empty = all interfaces)'),
   'staking-port': f('uint', 9651, 'Port of the P2P server (0 = pick a free port)'),
   'staking-tls-key-file': f('string', '$DATA_DIR/staking/staker.key', 'Staking TLS key (PEM)'),

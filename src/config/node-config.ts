@@ -39,7 +39,7 @@ export interface NodeConfig {
     /** `--http-tls-*`: HTTPS */
     tls: HttpTlsConfig
   }
-  api: { adminEnabled: boolean; infoEnabled: boolean }
+  api: { adminEnabled: boolean; infoEnabled: boolean; metricsEnabled: boolean }
   /** `--api-health-enabled`, `--health-check-frequency` (ms), `--network-health-min-conn-peers` */
   health: { enabled: boolean; checkFrequencyMs: number; minConnectedPeers: number }
   staking: {
@@ -218,6 +218,7 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     api: {
       adminEnabled: dev && !adminExplicit ? true : raw.get<boolean>('api-admin-enabled'),
       infoEnabled: raw.get<boolean>('api-info-enabled'),
+      metricsEnabled: raw.get<boolean>('api-metrics-enabled'),
     },
     health: healthConfig(raw, dev),
     staking: {

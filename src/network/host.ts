@@ -6,7 +6,7 @@
  */
 import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@chainsafe/libp2p-yamux'
-import type { Connection, Libp2p, PeerId, PrivateKey } from '@libp2p/interface'
+import type { Connection, Libp2p, Metrics, PeerId, PrivateKey } from '@libp2p/interface'
 import { tcp } from '@libp2p/tcp'
 import { createLibp2p, type Libp2pOptions } from 'libp2p'
 import { type AppGossipService, appGossipService } from '../../protocols/app/gossip.js'
@@ -82,6 +82,8 @@ export interface HostOptions {
    * in-memory transport (`@libp2p/memory`) and `/memory/<name>` addresses.
    */
   transports?: { list: NonNullable<Libp2pOptions['transports']>; listen: string[] }
+  /** libp2p's metrics component: Firn's bytes per protocol (src/metrics/stream-metrics.ts) */
+  metrics?: () => Metrics
 }
 
 export const DEFAULT_MAX_CONNECTIONS = 128
@@ -108,6 +110,7 @@ export async function createHost(opts: HostOptions): Promise<Host> {
     streamMuxers: [yamux()],
     peerDiscovery: [],
     connectionMonitor: { enabled: false },
+    ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
     connectionManager: {
       maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
       maxIncomingPendingConnections: 16,

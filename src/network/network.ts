@@ -288,6 +288,7 @@ export class Network {
         ...(o.testProtocols === true ? { echo: (req, ctx) => this.#echo.onEcho(req, ctx) } : {}),
       },
       onInboundError: (error, peer) => log.debug('p2p request failed', { peer: peer.toString(), err: error }),
+      ...(o.metrics === undefined ? {} : { metrics: o.metrics }),
     })
     const host = this.#host
     this.#port = boundPort(host) ?? config.staking.port

@@ -2,6 +2,7 @@
  * The p2p layer's shared vocabulary: its constants, options and the peer event stream's type. A leaf module:
  * every part of src/network imports it, it imports none of them.
  */
+import type { Metrics } from '@libp2p/interface'
 import type { AdaptiveTimeoutConfig } from '../../actors/peers/adaptive-timeout.js'
 import type { BenchlistConfig } from '../../actors/peers/benchlist.js'
 import type { NodeConfig } from '../config/node-config.js'
@@ -64,6 +65,8 @@ export interface NetworkOptions {
   random?: () => number
   gossipIntervalMs?: number
   bloomResetMs?: number
+  /** libp2p's metrics component (src/metrics/stream-metrics.ts: bytes per protocol); none when absent */
+  metrics?: () => Metrics
 }
 
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))

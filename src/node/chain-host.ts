@@ -25,6 +25,7 @@ import { Sublevel } from '../db/sublevels.js'
 import { idFromString } from '../identity/ids.js'
 import type { StakingIdentity } from '../identity/staking.js'
 import type { LogManager } from '../log/logger.js'
+import type { NodeMetrics } from '../metrics/node-metrics.js'
 import type { Network } from '../network/network.js'
 import type { Validator, ValidatorSet } from '../network/validators.js'
 import type { MailboxStats } from '../profiling/mailbox-stats.js'
@@ -50,6 +51,8 @@ export interface ChainHostDeps {
   validators: ValidatorSet
   proposers: () => readonly Validator[]
   mailbox: MailboxStats
+  /** the node's metrics (`--api-metrics-enabled`): the chain's blocks and pools are metered; none when absent */
+  metrics?: NodeMetrics | undefined
   sharedMemory: SharedMemory
   /** the node's chain aliases: an alias or CB58 chain ID -> the chain ID */
   lookupChain: (alias: string) => string
@@ -123,7 +126,8 @@ export async function openChain(
   const { nodeConfig, logs, alias } = { ...deps, alias: chain.alias }
   const log = logs.get(alias)
   const raw = await createVm(deps.vms, chain)
-  const { vm, accepted$ } = watchAccepts(raw)
+  const { vm, accepted$ } = watchAccepts(deps.metrics?.chains.meterVm(alias, raw, ready) ?? raw)
+  deps.metrics?.scrape.chainOpened(alias, raw)
   const db = deps.db.sublevel<Uint8Array, Uint8Array>(Sublevel.chain(chain.chainId), {
     keyEncoding: 'view',
     valueEncoding: 'view',

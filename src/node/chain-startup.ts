@@ -14,14 +14,17 @@ import { presetXUtxos } from '../chains/evm/atomic/preset-utxos.js'
 import { shortAddressOfKey } from '../chains/evm/atomic/sign.js'
 import { EWOQ_PRIVATE_KEY } from '../chains/evm/rules/presets.js'
 import type { DeclaredChain, GenesisAtomicUtxos } from '../chains/genesis/load.js'
-import type { ChainEntry } from '../chains/registry.js'
+import { type ChainEntry, ChainRegistry } from '../chains/registry.js'
 import { seedOnce } from '../chains/shared-memory/seed.js'
-import type { SharedMemory } from '../chains/shared-memory/shared-memory.js'
+import { SharedMemory } from '../chains/shared-memory/shared-memory.js'
 import type { VmRegistry } from '../chains/vm-registry.js'
-import type { ChainIds } from '../config/chain-ids.js'
+import { type ChainIds, chainIds } from '../config/chain-ids.js'
 import { NetworkId } from '../config/networks.js'
+import type { NodeConfig } from '../config/node-config.js'
+import type { Database } from '../db/open.js'
 import { idFromString } from '../identity/ids.js'
 import type { Logger } from '../log/logger.js'
+import type { RpcCallObserver } from '../rpc/call-observer.js'
 
 export interface DeclaredEntry {
   declared: DeclaredChain
@@ -77,6 +80,8 @@ export function declareChainRoutes(
     chainState: (chainId: string) => { value: string; context: { error: string | null } } | undefined
     log: Logger
     onError: (method: string, err: unknown) => void
+    /** the call observer of one endpoint (`C/rpc`; `evmChain`: the alias, for geth-style endpoints), with metrics */
+    observer?: ((endpoint: string, evmChain: string | undefined) => RpcCallObserver) | undefined
   },
 ): Map<string, ChainRoutes> {
   const routes = new Map<string, ChainRoutes>()
@@ -94,7 +99,16 @@ export function declareChainRoutes(
       return null
     }
     const base = `bc/${entry.chainId}`
-    routes.set(entry.chainId, chainRoutes(router, { base, unavailable, log: deps.log, onError: deps.onError }))
+    const observe = deps.observer
+    const observer =
+      observe === undefined
+        ? undefined
+        : (path: string, dialect: 'eth' | 'jsonrpc') =>
+            observe(entry.alias + path, dialect === 'eth' ? entry.alias : undefined)
+    routes.set(
+      entry.chainId,
+      chainRoutes(router, { base, unavailable, log: deps.log, onError: deps.onError, observer }),
+    )
   }
   return routes
 }
@@ -120,4 +134,26 @@ export async function awaitInstalledChains(
       throw new Error(`chain ${entry.alias}: ${(settled.context as { error: string | null }).error ?? 'failed'}`)
     }
   }
+}
+
+/**
+ * Every chain the node runs, declared by the network genesis (the preset's, or --genesis-file's): C first, each
+ * in the registry with its declared name as primary alias (before any alias of --chain-aliases-file); and the
+ * shared memory between them, seeded with the presets' and the genesis file's UTXOs (once per database).
+ */
+export async function declareChains(
+  config: NodeConfig,
+  db: Database,
+  log: Logger,
+): Promise<{ chains: ChainRegistry; entries: DeclaredEntry[]; sharedMemory: SharedMemory }> {
+  const declared = config.genesis.chains
+  const chains = new ChainRegistry(chainIds(config.networkId))
+  for (const d of declared)
+    if (chains.aliaser.tryLookup(d.alias) === undefined) chains.aliaser.alias(d.chainId, d.alias)
+  await chains.loadAliasesFile(config.chainAliasesFile, config.chainAliasesFileExplicit)
+  const entries = declared.map((d) => ({ declared: d, entry: chains.create(d.chainId, d.vm) }))
+  const sharedMemory = new SharedMemory(db)
+  await seedPresetSharedMemory(sharedMemory, config.networkId, chains.ids, log)
+  await seedGenesisSharedMemory(sharedMemory, config.genesis.atomicUtxos, chains.ids, log)
+  return { chains, entries, sharedMemory }
 }

@@ -12,19 +12,18 @@ import { profilerMachine } from '../../actors/profiler/profiler.machine.js'
 import { SystemId } from '../../actors/system-ids.js'
 import type { ChainRoutes } from '../api/chain-routes.js'
 import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
+import { metricsRoute } from '../api/metrics/route.js'
 import { registerBuiltinVms } from '../chains/builtin-vms.js'
 import { loadVmPlugins } from '../chains/plugins.js'
-import { ChainRegistry } from '../chains/registry.js'
-import { SharedMemory } from '../chains/shared-memory/shared-memory.js'
 import type { ChainVm } from '../chains/vm.js'
 import { VmRegistry } from '../chains/vm-registry.js'
-import { chainIds } from '../config/chain-ids.js'
 import type { NodeConfig } from '../config/node-config.js'
 import { DATABASE_VERSION, SEMVER } from '../config/version.js'
 import { checkDatabaseVersion, type Database, openDatabase } from '../db/open.js'
 import { loadOrCreateSigner } from '../identity/bls.js'
 import { loadOrCreateStakingIdentity } from '../identity/staking.js'
 import { LogManager } from '../log/logger.js'
+import { NodeMetrics } from '../metrics/node-metrics.js'
 import { benchlistSettings } from '../network/benching.js'
 import { Network } from '../network/network.js'
 import { genesisValidators, ValidatorSet } from '../network/validators.js'
@@ -34,12 +33,7 @@ import { listActors } from './actor-tree.js'
 import { openChain } from './chain-host.js'
 import { ChainRuntimes } from './chain-runtimes.js'
 import { chainLogic } from './chain-slots.js'
-import {
-  awaitInstalledChains,
-  declareChainRoutes,
-  seedGenesisSharedMemory,
-  seedPresetSharedMemory,
-} from './chain-startup.js'
+import { awaitInstalledChains, declareChainRoutes, declareChains } from './chain-startup.js'
 import { evmHost } from './evm-host.js'
 import { startHealth } from './health-host.js'
 import { startInspector } from './inspector.js'
@@ -119,18 +113,7 @@ async function build(
   await checkDatabaseVersion(db, DATABASE_VERSION, config.db.type === 'memdb' ? 'memdb' : config.db.path)
   log.info('database opened', { type: config.db.type, path: config.db.type === 'memdb' ? undefined : config.db.path })
 
-  // every chain the node runs, declared by the network genesis (the preset's, or --genesis-file's): C first
-  const declared = config.genesis.chains
-  const chains = new ChainRegistry(chainIds(config.networkId))
-  // a declared name is its chain's primary alias, before any alias of --chain-aliases-file
-  for (const d of declared)
-    if (chains.aliaser.tryLookup(d.alias) === undefined) chains.aliaser.alias(d.chainId, d.alias)
-  await chains.loadAliasesFile(config.chainAliasesFile, config.chainAliasesFileExplicit)
-  const entries = declared.map((d) => ({ declared: d, entry: chains.create(d.chainId, d.vm) }))
-  // atomic UTXOs between chains
-  const sharedMemory = new SharedMemory(db)
-  await seedPresetSharedMemory(sharedMemory, config.networkId, chains.ids, log)
-  await seedGenesisSharedMemory(sharedMemory, config.genesis.atomicUtxos, chains.ids, log)
+  const { chains, entries, sharedMemory } = await declareChains(config, db, log)
   for (const { entry } of entries) logs.get(entry.alias)
 
   // the actor system, once it runs: the chains' tx admission and admin API reach their actors through it
@@ -152,6 +135,17 @@ async function build(
     log.error('failed to register VM', { vmID, error })
 
   let network: Network | undefined
+  // --api-metrics-enabled: the node's metrics (src/metrics), counted where things happen or read at scrape time
+  const metrics = config.api.metricsEnabled
+    ? new NodeMetrics(
+        {
+          peers: () => network?.peers.size ?? 0,
+          snapshot: (id) => system?.get(id)?.getSnapshot(),
+          mailbox: () => mailbox.snapshot(),
+        },
+        entries.map(({ entry }) => entry.alias),
+      )
+    : undefined
   const fileValidators = config.genesis.validators
   const validators = new ValidatorSet({
     selfNodeId: nodeId,
@@ -172,6 +166,7 @@ async function build(
     // test-only (docs/operations.md, "Peers"): the echo protocol, and an echo handler that never answers
     testProtocols: process.env.FIRN_TEST_PROTOCOLS === '1',
     echoSilent: () => process.env.FIRN_TEST_ECHO_SILENT === '1',
+    ...(metrics === undefined ? {} : { metrics: metrics.streams.component() }),
   })
   network = p2p
   const uptimeRecords = await p2p.loadUptime()
@@ -219,6 +214,7 @@ async function build(
         validators,
         proposers: () => proposerSet,
         mailbox,
+        metrics,
         sharedMemory,
         lookupChain: (alias) => chains.aliaser.lookup(alias),
         primary: { avaxAssetId: chains.ids.avaxAssetId, xChainId: chains.ids.X },
@@ -299,10 +295,15 @@ async function build(
     nodeId,
     shutdownTimeoutMs: config.http.shutdownTimeoutMs,
     log: logs.get('http'),
+    // the reference's avalanche_api_calls{base}: a chain's routes count under its primary alias
+    ...(metrics && { wrapRoute: metrics.routeWrapper((chainId) => chains.aliaser.primaryAlias(chainId)) }),
   })
   cleanups.push(() => http.close())
   const onError = (method: string, err: unknown) => logs.get('http').debug('call failed', { method, err })
+  const observer = metrics?.rpc.endpoint // each endpoint's JSON-RPC call observer, when metrics are on
+  if (metrics !== undefined) http.router.addRoute('metrics', '', metricsRoute(metrics))
   mountNodeApis(http.router, config, chains, onError, {
+    ...(observer === undefined ? {} : { observer: (name: string) => observer(name, undefined) }),
     info: {
       config,
       nodeId,
@@ -331,7 +332,7 @@ async function build(
   })
   registerDefaultAliases(http.router, chains)
   // each chain's base answers 503 with the reason until its VM hands its handlers over (chain-routes.ts)
-  startHosting(declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError }))
+  startHosting(declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError, observer }))
   // the chains whose VM is installed open before the node serves; one that cannot is a start-up error
   await awaitInstalledChains(entries, vms, actor.system, log)
   // /ext/health: the first round of checks runs once the chains are open, before the node serves

@@ -12,10 +12,13 @@ import { avmService, platformService } from '../api/primary/service.js'
 import type { ChainRegistry } from '../chains/registry.js'
 import { GENESIS_CHAIN_ALIASES } from '../config/chain-ids.js'
 import type { NodeConfig } from '../config/node-config.js'
+import type { RpcCallObserver } from '../rpc/call-observer.js'
 
 export interface NodeApiDeps {
   info: Parameters<typeof infoService>[0]
   admin: Parameters<typeof adminService>[0]
+  /** an endpoint's JSON-RPC call observer (`info`, `admin`, `X`, `P`), when metrics are on */
+  observer?: (endpoint: string) => RpcCallObserver
 }
 
 /** `/ext/info`, `/ext/admin` (refused to web pages of untrusted origins) and the X and P context calls. */
@@ -29,13 +32,13 @@ export function mountNodeApis(
   if (config.api.infoEnabled) {
     router.addRoute('info', '', {
       kind: 'jsonrpc',
-      endpoint: createJsonRpcEndpoint([infoService(deps.info)], { onError }),
+      endpoint: createJsonRpcEndpoint([infoService(deps.info)], { onError, observer: deps.observer?.('info') }),
     })
   }
   if (config.api.adminEnabled) {
     router.addRoute('admin', '', {
       kind: 'jsonrpc',
-      endpoint: createJsonRpcEndpoint([adminService(deps.admin)], { onError }),
+      endpoint: createJsonRpcEndpoint([adminService(deps.admin)], { onError, observer: deps.observer?.('admin') }),
       // web pages of untrusted origins get a 403 (src/api/http/origin-policy.ts)
       untrustedOrigins: 'refuse',
     })
@@ -43,11 +46,11 @@ export function mountNodeApis(
   const primary = { networkId: config.networkId, avaxAssetId: chains.ids.avaxAssetId, fees: config.fees }
   router.addRoute(`bc/${chains.ids.X}`, '', {
     kind: 'jsonrpc',
-    endpoint: createJsonRpcEndpoint([avmService(primary)], { onError }),
+    endpoint: createJsonRpcEndpoint([avmService(primary)], { onError, observer: deps.observer?.('X') }),
   })
   router.addRoute(`bc/${chains.ids.P}`, '', {
     kind: 'jsonrpc',
-    endpoint: createJsonRpcEndpoint([platformService()], { onError }),
+    endpoint: createJsonRpcEndpoint([platformService()], { onError, observer: deps.observer?.('P') }),
   })
 }
 

@@ -6,6 +6,7 @@
  * A method that answers synchronously is answered synchronously (no promise on the hot path).
  */
 import type jayson from 'jayson'
+import type { RpcCallObserver } from '../../rpc/call-observer.js'
 import type { WireError } from '../jsonrpc/errors.js'
 import type { EthCallContext } from './call-context.js'
 import { type Answer, errorAnswer, resultAnswer } from './encode.js'
@@ -36,19 +37,33 @@ function answerOf(response: Response | undefined): Answer | null {
 
 const PENDING: unique symbol = Symbol('pending')
 
-/** Runs a call (answer) or a notification (null once it has run) through `server`. */
+/** What a call tells the observer: the observer, and the method's name when the endpoint serves it. */
+export interface CallMeter {
+  observer: RpcCallObserver
+  /** `name` when the endpoint serves a method of that name, else undefined (callers choose names) */
+  served(name: string): string | undefined
+}
+
+/** Runs a call (answer) or a notification (null once it has run) through `server`; `meter` hears of it. */
 export function runCall(
   server: jayson.Server,
   msg: RpcMessage,
   proc: CallProc,
   session: Session,
+  meter?: CallMeter,
 ): Answer | null | Promise<Answer | null> {
+  const startMs = meter === undefined ? 0 : performance.now()
   const request: JaysonRequest = { jsonrpc: '2.0', method: msg.method, params: arrayParams(msg.params), id: msg.id }
   const ctx: EthCallContext = { msg, proc, session }
   let answered: Answer | null | typeof PENDING = PENDING
   let resolve: ((answer: Answer | null) => void) | undefined
   server.call(request as jayson.JSONRPCRequestLike, ctx, (err, response) => {
-    const answer = answerOf(err ?? response)
+    const r = err ?? response
+    const answer = answerOf(r)
+    if (meter !== undefined) {
+      const failed = err != null || (r !== undefined && 'error' in r && r.error !== undefined)
+      meter.observer.called(meter.served(msg.method), !failed, startMs)
+    }
     if (resolve === undefined) answered = answer
     else resolve(answer)
   })

@@ -10,11 +10,11 @@
 
 import type jayson from 'jayson'
 import { ErrorCode } from '../../runtime/errors.js'
-import { runCall } from './calls.js'
+import { type CallMeter, runCall } from './calls.js'
 import { type Answer, errorAnswer, errorText } from './encode.js'
 import { ErrorText } from './errors.js'
 import { createEthServer } from './eth-server.js'
-import { hasValidId, isCall, isIgnored, isNotification, type RpcMessage } from './message.js'
+import { hasValidId, isCall, isIgnored, isNotification, namespaceOf, type RpcMessage } from './message.js'
 import { CallProc, type Session } from './session.js'
 import { DEFAULT_BATCH_REQUEST_LIMIT, DEFAULT_BATCH_RESPONSE_MAX_SIZE, type EthRpcOptions } from './types.js'
 
@@ -29,18 +29,34 @@ async function callMessage(
   proc: CallProc,
   msg: RpcMessage,
   session: Session,
+  meter: CallMeter | undefined,
 ): Promise<Answer | null> {
   if (isNotification(msg)) {
-    await runCall(server, msg, proc, session)
+    await runCall(server, msg, proc, session, meter)
     return null
   }
-  if (isCall(msg)) return runCall(server, msg, proc, session)
+  if (isCall(msg)) return runCall(server, msg, proc, session, meter)
   return errorAnswer(hasValidId(msg) ? msg.id : 'null', ErrorCode.invalidRequest, ErrorText.invalidRequest)
+}
+
+/** The method names the endpoint serves (eth-server.ts's router): its table, `rpc_modules`, each namespace's
+ * subscribe/unsubscribe; anything else is reported as undefined, so callers cannot grow the label set. */
+function servedNames(opts: EthRpcOptions): (name: string) => string | undefined {
+  const names = new Set<string>(['rpc_modules', 'eth_subscribe', 'eth_unsubscribe'])
+  for (const name of opts.methods.keys()) {
+    names.add(name)
+    const ns = namespaceOf(name)
+    names.add(`${ns}_subscribe`)
+    names.add(`${ns}_unsubscribe`)
+  }
+  return (name) => (names.has(name) ? name : undefined)
 }
 
 export function createDispatcher(opts: EthRpcOptions): Dispatcher {
   // the dispatcher of every call: one jayson server per endpoint
   const server = createEthServer(opts)
+  const meter: CallMeter | undefined =
+    opts.observer === undefined ? undefined : { observer: opts.observer, served: servedNames(opts) }
   const itemLimit = opts.batchRequestLimit ?? DEFAULT_BATCH_REQUEST_LIMIT
   const sizeLimit = opts.batchResponseMaxSize ?? DEFAULT_BATCH_RESPONSE_MAX_SIZE
   const limited = itemLimit > 0 && sizeLimit > 0
@@ -56,7 +72,7 @@ export function createDispatcher(opts: EthRpcOptions): Dispatcher {
       responded = true
       session.write(errorText(msg.id, ErrorCode.timeout, ErrorText.timeout), true)
     })
-    const answer = await callMessage(server, proc, msg, session)
+    const answer = await callMessage(server, proc, msg, session, meter)
     proc.stopTimer()
     if (answer !== null && !responded) {
       responded = true
@@ -97,7 +113,7 @@ export function createDispatcher(opts: EthRpcOptions): Dispatcher {
     const proc = new CallProc(session, () => respondWithError(ErrorCode.timeout, ErrorText.timeout))
     let responseBytes = 0
     while (next < calls.length && !proc.signal.aborted) {
-      const answer = await callMessage(server, proc, calls[next]!, session)
+      const answer = await callMessage(server, proc, calls[next]!, session, meter)
       if (wrote) break
       next++
       if (answer === null) continue

@@ -1,4 +1,5 @@
 /** The options of the geth-style JSON-RPC server: the chain's handlers, the limits, the log. */
+import type { RpcCallObserver } from '../../rpc/call-observer.js'
 import type { EthHandlers } from '../../rpc/eth-types.js'
 
 export interface EthRpcLog {
@@ -22,6 +23,8 @@ export interface EthRpcLimits {
 
 export interface EthRpcOptions extends EthRpcLimits, EthHandlers {
   log?: EthRpcLog
+  /** told of every call answered (the node's metrics); none when absent */
+  observer?: RpcCallObserver | undefined
 }
 
 export interface EthWsOptions extends EthRpcOptions {

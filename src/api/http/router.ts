@@ -40,7 +40,16 @@ export type Route = JsonRpcRoute | RawRoute
 
 const EXT = '/ext/'
 
+/** Wraps each route as it is added (`addRoute`), by its base (`info`, `bc/<chainID>`): the API metrics. */
+export type RouteWrapper = (base: string, route: Route) => Route
+
 export class Router {
+  readonly #wrap: RouteWrapper | undefined
+
+  constructor(wrap?: RouteWrapper) {
+    this.#wrap = wrap
+  }
+
   /** alias urls that can no longer be used as aliases or real bases */
   readonly #reserved = new Set<string>()
   /** base url -> its alias urls */
@@ -56,7 +65,7 @@ export class Router {
   addRoute(base: string, endpoint: string, route: Route): void {
     const url = EXT + base
     if (this.#reserved.has(url)) throw alreadyReserved(url)
-    const err = this.#forceAdd(url, endpoint, route)
+    const err = this.#forceAdd(url, endpoint, this.#wrap === undefined ? route : this.#wrap(base, route))
     if (err) throw err
   }
 

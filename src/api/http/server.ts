@@ -21,7 +21,7 @@ import { serveJsonRpc } from './jsonrpc-route.js'
 import { originMatcher, originRefused, WS_ORIGIN_REFUSED } from './origin-policy.js'
 import { cleanPath, escapePath, needsCleaning, parseRequestTarget } from './path.js'
 import { httpError, socketError } from './plain.js'
-import { type Route, Router } from './router.js'
+import { type Route, Router, type RouteWrapper } from './router.js'
 
 export interface HttpLog {
   debug(msg: string, fields?: object): void
@@ -59,6 +59,8 @@ export interface HttpServerOptions {
   shutdownTimeoutMs?: number
   timeouts?: HttpServerTimeouts
   log?: HttpLog
+  /** wraps every route added to the router (the node's API metrics) */
+  wrapRoute?: RouteWrapper
 }
 
 export interface HttpApiServer {
@@ -87,7 +89,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   const headersMs = t.headersMs ?? 30_000
   const requestMs = Math.max(t.requestMs ?? 30_000, headersMs)
   const closeMs = opts.shutdownTimeoutMs ?? 5_000
-  const router = new Router()
+  const router = new Router(opts.wrapRoute)
   const cors = createCors(opts.allowedOrigins)
   const trustedCors = createCors(opts.trustedOrigins ?? opts.allowedOrigins)
   const trusted = originMatcher(opts.trustedOrigins ?? opts.allowedOrigins)

@@ -6,6 +6,7 @@
  * the response text with the caller's raw `id` echoed (the id jayson carries is that raw text).
  */
 import type jayson from 'jayson'
+import type { RpcCallObserver } from '../../rpc/call-observer.js'
 import { normaliseParams } from '../../rpc/params.js'
 import type { CallInfo, RpcService } from '../../rpc/service.js'
 import { ErrorCode } from '../../runtime/errors.js'
@@ -37,7 +38,10 @@ export interface JsonRpcEndpoint {
   ): void
 }
 
-export type JsonRpcEndpointOptions = GorillaServerOptions
+export interface JsonRpcEndpointOptions extends GorillaServerOptions {
+  /** told of every call answered (the node's metrics); none when absent */
+  observer?: RpcCallObserver | undefined
+}
 
 const INVALID_VERSION: JsonRpcErrorObject = {
   code: ErrorCode.invalidRequest,
@@ -55,23 +59,28 @@ interface JaysonRequest {
 
 export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpointOptions = {}): JsonRpcEndpoint {
   const server = createGorillaServer(services, opts)
+  const observer = opts.observer
+
+  /** `reply` answered, `ok` without an error object; the observer hears of it first */
+  type Done = (reply: JsonRpcReply, ok: boolean, method: string | undefined) => void
 
   /** jayson's answer -> the reply text: its error object as is, or the result (an unencodable one is an error). */
   const answer =
-    (request: DecodedRequest, ctx: GorillaContext, done: (reply: JsonRpcReply) => void) =>
+    (request: DecodedRequest, ctx: GorillaContext, done: Done) =>
     (err?: jayson.JSONRPCResponseWithError | null, response?: jayson.JSONRPCResponseWithResult): void => {
       // a notification: jayson ran the method and answers nothing
       if (request.id === undefined) {
-        done({ body: undefined, handlerRan: ctx.handlerRan })
+        done({ body: undefined, handlerRan: ctx.handlerRan }, !err, ctx.method)
         return
       }
       if (err) {
         const e = err.error as Partial<JsonRpcErrorObject>
         const error = { code: e.code ?? ErrorCode.internal, message: e.message ?? '', data: e.data ?? null }
-        done({ body: errorBody(error, request.id), handlerRan: ctx.handlerRan })
+        done({ body: errorBody(error, request.id), handlerRan: ctx.handlerRan }, false, ctx.method)
         return
       }
       let body: string
+      let ok = true
       try {
         // the id jayson echoes is the raw id text it was given
         body = resultBody(response?.result, response?.id as string | undefined)
@@ -79,22 +88,31 @@ export function createJsonRpcEndpoint(services: RpcService[], opts: JsonRpcEndpo
         // a result JSON cannot express (BigInt, cycle): a programming error, reported, never thrown
         opts.onError?.(ctx.method ?? request.method, encodeErr)
         body = errorBody(toWireError(encodeErr, 'gorilla'), request.id)
+        ok = false
       }
-      done({ body, handlerRan: ctx.handlerRan })
+      done({ body, handlerRan: ctx.handlerRan }, ok, ctx.method)
     }
 
-  const dispatch = (body: Buffer | string, call: CallInfo, done: (reply: JsonRpcReply) => void): void => {
+  const dispatch = (body: Buffer | string, call: CallInfo, answered: (reply: JsonRpcReply) => void): void => {
+    const startMs = observer === undefined ? 0 : performance.now()
+    const done: Done =
+      observer === undefined
+        ? answered
+        : (reply, ok, method) => {
+            observer.called(method, ok, startMs)
+            answered(reply)
+          }
     const decoded = decodeRequest(body)
     const request = decoded.request
     if (!decoded.ok) {
       // parse errors are answered even without an id
       const error = { code: ErrorCode.parse, message: decoded.message, data: null }
-      done({ body: errorBody(error, request.id, echoRequest(request)), handlerRan: false })
+      done({ body: errorBody(error, request.id, echoRequest(request)), handlerRan: false }, false, undefined)
       return
     }
     if (request.jsonrpc !== '2.0') {
       const body = request.id === undefined ? undefined : errorBody(INVALID_VERSION, request.id, echoRequest(request))
-      done({ body, handlerRan: false })
+      done({ body, handlerRan: false }, false, undefined)
       return
     }
     // params the reference cannot decode are its argument error, answered once the name has resolved
