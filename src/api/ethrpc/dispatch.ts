@@ -40,7 +40,7 @@ async function callMessage(
 
 export function createDispatcher(opts: EthRpcOptions): Dispatcher {
   // the dispatcher of every call: one jayson server per endpoint
-  const server = createEthServer(opts)
+  const server = createEthServer(opts, opts.log)
   const itemLimit = opts.batchRequestLimit ?? DEFAULT_BATCH_REQUEST_LIMIT
   const sizeLimit = opts.batchResponseMaxSize ?? DEFAULT_BATCH_RESPONSE_MAX_SIZE
   const limited = itemLimit > 0 && sizeLimit > 0
