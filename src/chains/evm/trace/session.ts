@@ -100,7 +100,10 @@ export class TraceSession {
   private sliceStart = performance.now()
 
   private yieldSlice(resolve?: Resolve): void {
-    if (performance.now() - this.sliceStart < SLICE_MS) return resolve?.()
+    if (performance.now() - this.sliceStart < SLICE_MS) {
+      resolve?.()
+      return
+    }
     setImmediate(() => {
       this.sliceStart = performance.now()
       resolve?.()
