@@ -12,6 +12,7 @@
  * does not serve is a 404 as anywhere else.
  */
 import type { VmHandler } from '../chains/vm.js'
+import type { ClientRateLimiter } from '../rpc/client-quota.js'
 import { createEthRpcRoute, createEthWsRoute, type EthRpcLog, type EthWsRoute } from './ethrpc/index.js'
 import { gateRoute } from './http/gate.js'
 import { NOT_BOOTSTRAPPED } from './http/jsonrpc-route.js'
@@ -35,6 +36,8 @@ export interface ChainRoutesOptions {
   unavailable: () => string | null
   log: EthRpcLog
   onError?: (method: string, err: unknown) => void
+  /** the node's per-client request rate, for WebSocket messages */
+  rateLimiter?: ClientRateLimiter | undefined
 }
 
 export function chainRoutes(router: Router, opts: ChainRoutesOptions): ChainRoutes {
@@ -60,7 +63,7 @@ export function chainRoutes(router: Router, opts: ChainRoutesOptions): ChainRout
       for (const [path, handler] of Object.entries(handlers)) {
         if (!path.startsWith('/') || path.length < 2) throw new Error(`a VM endpoint must be named /<name>: ${path}`)
         if (handler.kind === 'eth') {
-          const options = { ...handler.handlers, ...handler.limits, log: opts.log }
+          const options = { ...handler.handlers, ...handler.limits, log: opts.log, rateLimiter: opts.rateLimiter }
           if (path === '/ws') {
             const ws = createEthWsRoute(options)
             sockets.push(ws)

@@ -27,6 +27,26 @@ export const FLAGS = {
   'http-allowed-origins': f('string', '*', 'Whitespace-separated origins allowed by CORS'),
   'http-allowed-hosts': f('list', ['localhost'], 'Comma-separated Host names accepted (* = any)'),
   'http-shutdown-timeout': f('duration', 10_000, 'How long shutdown waits for in-flight HTTP calls'),
+  'http-max-connections': f(
+    'uint',
+    4096,
+    'Firn: open TCP connections on the HTTP port, WebSockets included (0 = no cap)',
+  ),
+  'http-max-connections-per-ip': f(
+    'uint',
+    256,
+    'Firn: open TCP connections on the HTTP port per client IP (0 = no cap)',
+  ),
+  'http-max-pipelined-requests': f(
+    'uint',
+    32,
+    'Firn: requests that may wait on one connection behind an unsent reply; one more closes it',
+  ),
+  'api-rate-limit': f(
+    'uint',
+    1000,
+    'Firn: HTTP requests and WebSocket messages per second per client IP (0 = no limit; default 0 with --dev)',
+  ),
   'api-admin-enabled': f('bool', false, 'Serve /ext/admin'),
   'api-info-enabled': f('bool', true, 'Serve /ext/info'),
   'staking-host': f('string', '', 'Address the P2P server binds (empty = all interfaces)'),

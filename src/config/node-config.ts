@@ -32,6 +32,12 @@ export interface NodeConfig {
     allowedOrigins: string[]
     allowedHosts: string[]
     shutdownTimeoutMs: number
+    /** per-client limits (src/api/http/client-limits.ts): 0 = no cap */
+    maxConnections: number
+    maxConnectionsPerIp: number
+    maxPipelinedRequests: number
+    /** requests per second per client IP; 0 under --dev / --dev-speed unless set */
+    rateLimit: number
   }
   api: { adminEnabled: boolean; infoEnabled: boolean }
   staking: {
@@ -193,6 +199,10 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
         .filter((s) => s !== ''),
       allowedHosts: raw.get<string[]>('http-allowed-hosts'),
       shutdownTimeoutMs: raw.get<number>('http-shutdown-timeout'),
+      maxConnections: raw.get<number>('http-max-connections'),
+      maxConnectionsPerIp: raw.get<number>('http-max-connections-per-ip'),
+      maxPipelinedRequests: raw.get<number>('http-max-pipelined-requests'),
+      rateLimit: (dev || devSpeed) && !raw.isSet('api-rate-limit') ? 0 : raw.get<number>('api-rate-limit'),
     },
     api: {
       adminEnabled: dev && !adminExplicit ? true : raw.get<boolean>('api-admin-enabled'),

@@ -22,6 +22,7 @@ import type { ChainIds } from '../config/chain-ids.js'
 import { NetworkId } from '../config/networks.js'
 import { idFromString } from '../identity/ids.js'
 import type { Logger } from '../log/logger.js'
+import type { ClientRateLimiter } from '../rpc/client-quota.js'
 
 export interface DeclaredEntry {
   declared: DeclaredChain
@@ -77,6 +78,8 @@ export function declareChainRoutes(
     chainState: (chainId: string) => { value: string; context: { error: string | null } } | undefined
     log: Logger
     onError: (method: string, err: unknown) => void
+    /** the HTTP server's per-client request rate, applied to WebSocket messages too */
+    rateLimiter?: ClientRateLimiter | undefined
   },
 ): Map<string, ChainRoutes> {
   const routes = new Map<string, ChainRoutes>()
@@ -94,7 +97,8 @@ export function declareChainRoutes(
       return null
     }
     const base = `bc/${entry.chainId}`
-    routes.set(entry.chainId, chainRoutes(router, { base, unavailable, log: deps.log, onError: deps.onError }))
+    const { log, onError, rateLimiter } = deps
+    routes.set(entry.chainId, chainRoutes(router, { base, unavailable, log, onError, rateLimiter }))
   }
   return routes
 }

@@ -289,6 +289,12 @@ async function build(
     allowedOrigins: config.http.allowedOrigins,
     nodeId,
     shutdownTimeoutMs: config.http.shutdownTimeoutMs,
+    clients: {
+      maxConnections: config.http.maxConnections,
+      maxConnectionsPerIp: config.http.maxConnectionsPerIp,
+      maxPipelinedRequests: config.http.maxPipelinedRequests,
+      rateLimit: config.http.rateLimit,
+    },
     log: logs.get('http'),
   })
   cleanups.push(() => http.close())
@@ -336,7 +342,8 @@ async function build(
   })
   registerDefaultAliases(http.router, chains)
   // each chain's base answers 503 with the reason until its VM hands its handlers over (chain-routes.ts)
-  startHosting(declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError }))
+  const rateLimiter = http.rateLimiter
+  startHosting(declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError, rateLimiter }))
   // the chains whose VM is installed open before the node serves; one that cannot is a start-up error
   await awaitInstalledChains(entries, vms, actor.system, log)
 

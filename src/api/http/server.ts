@@ -6,11 +6,15 @@
  * Limits: body cap (default 10 MiB, 413), headers 30 s, whole request 30 s, handler/write 30 s,
  * keep-alive idle 120 s. `close()` stops accepting, lets in-flight requests finish (up to `shutdownTimeoutMs`,
  * default 5 s) and closes idle keep-alive connections; upgraded sockets are ended.
+ * Per-client limits (client-limits.ts): connections in all and per IP, pipelined requests wait for the replies
+ * before them, requests per second per IP (429).
  * Not implemented: the `Avalanche-Api-Route` header routing, h2c, TLS.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { type ClientRateLimiter, clientKey } from '../../rpc/client-quota.js'
+import { capConnections, type HttpClientLimits, pipelineGate, refuseOverRate, requestLimiter } from './client-limits.js'
 import { createCors } from './cors.js'
 import { createHostFilter } from './host-filter.js'
 import { serveJsonRpc } from './jsonrpc-route.js'
@@ -49,6 +53,8 @@ export interface HttpServerOptions {
   /** `--http-shutdown-timeout`: how long `close()` lets in-flight requests run, default 5 s */
   shutdownTimeoutMs?: number
   timeouts?: HttpServerTimeouts
+  /** per-client limits; absent = the defaults of docs/operations.md without a rate limit */
+  clients?: HttpClientLimits
   log?: HttpLog
 }
 
@@ -60,6 +66,15 @@ export interface HttpApiServer {
   readonly url: string
   /** Graceful and idempotent. */
   close(): Promise<void>
+  /** the per-client request rate (`--api-rate-limit`), shared with the WebSocket routes; undefined when off */
+  readonly rateLimiter: ClientRateLimiter | undefined
+}
+
+export const DEFAULT_CLIENT_LIMITS: HttpClientLimits = {
+  maxConnections: 4096,
+  maxConnectionsPerIp: 256,
+  maxPipelinedRequests: 32,
+  rateLimit: 0,
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -88,6 +103,9 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   }
   const nodeId = opts.nodeId
   const upgraded = new Set<Duplex>()
+  const clients = opts.clients ?? DEFAULT_CLIENT_LIMITS
+  const gate = pipelineGate(clients.maxPipelinedRequests, opts.log)
+  const rateLimiter = requestLimiter(clients)
 
   /** Path checks shared by requests and upgrades: a route, or the error to answer with. */
   const route = (url: string | undefined): Route | PathError => {
@@ -111,6 +129,12 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
     res.setHeader('Vary', 'Origin')
   }
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    // a pipelined request waits until the replies before it are sent (client-limits.ts)
+    if (res.socket === null) {
+      gate(req, res, onRequest)
+      return
+    }
+    if (rateLimiter !== undefined && refuseOverRate(req, res, rateLimiter)) return
     const headers = req.headers
     const plain = req.method === 'POST' && headers.origin === undefined
     if (!plain) {
@@ -145,6 +169,10 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy())
     const headers: Record<string, string> = { 'Node-Id': nodeId }
+    if (rateLimiter !== undefined && rateLimiter.take(clientKey(req.socket.remoteAddress)) > 0) {
+      socketError(socket, 429, `rate limit exceeded: ${rateLimiter.rate} requests per second per IP address`, headers)
+      return
+    }
     const target = hostAllowed(req.headers.host) ? route(req.url) : FORBIDDEN
     if ('status' in target) {
       if (target.location !== undefined) headers['Location'] = target.location
@@ -176,6 +204,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
     onRequest,
   )
   server.on('upgrade', onUpgrade)
+  capConnections(server, clients, opts.log)
   // after listen, errors (EMFILE on accept ...) are logged, never thrown
   server.on('error', (err: Error) => {
     if (server.listening) opts.log?.warn('HTTP server error', { error: String(err) })
@@ -187,6 +216,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
 
   return {
     router,
+    rateLimiter,
     get url() {
       return bound ? formatUrl(bound.host, bound.port) : formatUrl(opts.host, opts.port)
     },
