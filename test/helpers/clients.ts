@@ -5,7 +5,7 @@
  */
 
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { request } from 'node:http'
+import { type Agent, request } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,13 +20,13 @@ export interface RpcAnswer {
   json: { id?: unknown; result?: unknown; error?: { code: number; message: string } } | undefined
 }
 
-/** One POST of `body` (an object or a raw text) from `localAddress`, on a connection of its own. */
-export function post(url: string, body: unknown, localAddress = '127.0.0.1'): Promise<RpcAnswer> {
+/** One POST of `body` (an object or a raw text) from `localAddress`, on a connection of its own unless `agent`. */
+export function post(url: string, body: unknown, localAddress = '127.0.0.1', agent?: Agent): Promise<RpcAnswer> {
   const text = typeof body === 'string' ? body : JSON.stringify(body)
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: 'POST', localAddress, agent: false, headers: { 'content-type': 'application/json' } },
+      { method: 'POST', localAddress, agent: agent ?? false, headers: { 'content-type': 'application/json' } },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
@@ -48,8 +48,8 @@ export function post(url: string, body: unknown, localAddress = '127.0.0.1'): Pr
   })
 }
 
-export const call = (url: string, method: string, params: unknown[] = [], localAddress?: string) =>
-  post(url, { jsonrpc: '2.0', id: 1, method, params }, localAddress)
+export const call = (url: string, method: string, params: unknown[] = [], localAddress?: string, agent?: Agent) =>
+  post(url, { jsonrpc: '2.0', id: 1, method, params }, localAddress, agent)
 
 /** A raw TCP connection to the node's HTTP port from `localAddress`. */
 export function rawSocket(url: string, localAddress: string): Promise<Socket> {
