@@ -3,7 +3,7 @@ import { hexToBytes } from '@ethereumjs/util'
 import { EWOQ_PRIVATE_KEY } from '../src/chains/evm/rules/presets.js'
 import { startFirn } from '../test/helpers/firn-process.js'
 import { signTransfers } from './lib/cchain-floor.js'
-import { RpcClient, push } from './lib/cchain-rpc.js'
+import { push, RpcClient } from './lib/cchain-rpc.js'
 
 const node = await startFirn({ args: ['--dev'] })
 try {
@@ -28,7 +28,13 @@ try {
     await new Promise((r) => setTimeout(r, 5))
   }
   const ms = performance.now() - t0
-  console.log(JSON.stringify({ serialP50: lat[200]!.toFixed(2), serialP90: lat[360]!.toFixed(2), tps32: Math.round(2000 / (ms / 1000)) }))
+  console.log(
+    JSON.stringify({
+      serialP50: lat[200]!.toFixed(2),
+      serialP90: lat[360]!.toFixed(2),
+      tps32: Math.round(2000 / (ms / 1000)),
+    }),
+  )
 } finally {
   await node.stop()
 }

@@ -38,6 +38,8 @@ export interface WsConnectionDeps {
   subscriptionQuota?: SubscriptionQuota | undefined
   /** the route's cache of encoded subscription results */
   results?: ResultCache | undefined
+  /** the connection's socket: corked while a burst of messages is written (one write for a block's notifications) */
+  socket?: { cork(): void; uncork(): void } | undefined
   log?: EthRpcLog | undefined
   onClose(): void
 }
@@ -63,6 +65,7 @@ export class WsConnection {
   /** waiting for the rate limit or the CPU budget */
   #throttle: NodeJS.Timeout | undefined
   #paused = false
+  #corked = false
 
   constructor(ws: WebSocket, deps: WsConnectionDeps) {
     this.#ws = ws
@@ -163,6 +166,15 @@ export class WsConnection {
     if (this.#ws.bufferedAmount + bytes > this.#deps.maxQueuedBytes) {
       this.#dropSlow(bytes)
       return
+    }
+    const socket = this.#deps.socket
+    if (!this.#corked && socket !== undefined) {
+      this.#corked = true
+      socket.cork()
+      process.nextTick(() => {
+        this.#corked = false
+        socket.uncork()
+      })
     }
     this.#ws.send(text, then === undefined ? undefined : () => then())
     this.#ping.refresh()

@@ -104,6 +104,7 @@ export function createEthWsRoute(opts: EthWsOptions): EthWsRoute {
         cpu: WsCpuLimiter.create(opts.wsCpuRefillRateMs ?? 0, opts.wsCpuMaxStoredMs ?? 0, apiMs),
         subscriptionQuota: quota,
         results,
+        socket: 'cork' in socket ? (socket as Duplex & { cork(): void; uncork(): void }) : undefined,
         log: opts.log,
         onClose: () => {
           open.delete(conn)

@@ -136,7 +136,7 @@ export const KEYS: readonly KeySpec[] = [
   k('rpc-trace-max-timeout', 'rpcTraceMaxTimeoutMs', 'duration', 30_000),
   k('ws-max-connections', 'wsMaxConnections', 'int', 4096),
   k('ws-max-connections-per-ip', 'wsMaxConnectionsPerIp', 'int', 128),
-  k('ws-max-subscriptions', 'wsMaxSubscriptions', 'int', 20_000),
+  k('ws-max-subscriptions', 'wsMaxSubscriptions', 'int', 10_000),
   k('ws-max-subscriptions-per-ip', 'wsMaxSubscriptionsPerIp', 'int', 1000),
   k('max-filters', 'maxFilters', 'int', 10_000),
   k('max-filters-per-ip', 'maxFiltersPerIp', 'int', 1000),
