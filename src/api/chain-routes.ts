@@ -16,6 +16,7 @@
  */
 import type { VmHandler } from '../chains/vm.js'
 import type { RpcCallObserver } from '../rpc/call-observer.js'
+import type { ClientRateLimiter } from '../rpc/client-quota.js'
 import { createEthRpcRoute, createEthWsRoute, type EthRpcLog, type EthWsRoute } from './ethrpc/index.js'
 import { gateRoute } from './http/gate.js'
 import { NOT_BOOTSTRAPPED } from './http/jsonrpc-route.js'
@@ -42,6 +43,8 @@ export interface ChainRoutesOptions {
   onError?: (method: string, err: unknown) => void
   /** the call observer of the endpoint at `path` (`/rpc`) in its dialect, when the node keeps metrics */
   observer?: ((path: string, dialect: 'eth' | 'jsonrpc') => RpcCallObserver) | undefined
+  /** the node's per-client request rate, for WebSocket messages */
+  rateLimiter?: ClientRateLimiter | undefined
 }
 
 export function chainRoutes(router: Router, opts: ChainRoutesOptions): ChainRoutes {
@@ -72,6 +75,7 @@ export function chainRoutes(router: Router, opts: ChainRoutesOptions): ChainRout
             ...handler.limits,
             log: opts.log,
             observer: opts.observer?.(path, 'eth'),
+            rateLimiter: opts.rateLimiter,
           }
           if (path === '/ws') {
             const ws = createEthWsRoute(options)

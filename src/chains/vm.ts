@@ -119,6 +119,15 @@ export interface EthLimits {
   batchResponseMaxSize?: number
   apiMaxDurationMs?: number
   httpBodyLimit?: number
+  /** coreth's CPU budget of a WebSocket connection (ws-cpu-refill-rate, ws-cpu-max-stored), ms */
+  wsCpuRefillRateMs?: number
+  wsCpuMaxStoredMs?: number
+  /** open /ws connections in all and per client IP (0 = no cap) */
+  wsMaxConnections?: number
+  wsMaxConnectionsPerIp?: number
+  /** eth_subscribe subscriptions over all /ws connections, in all and per client IP (0 = no cap) */
+  wsMaxSubscriptions?: number
+  wsMaxSubscriptionsPerIp?: number
 }
 
 export interface ChainVm {

@@ -45,6 +45,26 @@ export const FLAGS = {
   ),
   'http-tls-key-file-content': f('string', '', 'Base64 of the PEM private key of the HTTPS server'),
   'http-shutdown-timeout': f('duration', 10_000, 'How long shutdown waits for in-flight HTTP calls'),
+  'http-max-connections': f(
+    'uint',
+    4096,
+    'Firn: open TCP connections on the HTTP port, WebSockets included (0 = no cap)',
+  ),
+  'http-max-connections-per-ip': f(
+    'uint',
+    256,
+    'Firn: open TCP connections on the HTTP port per client IP (0 = no cap)',
+  ),
+  'http-max-pipelined-requests': f(
+    'uint',
+    32,
+    'Firn: requests that may wait on one connection behind an unsent reply; one more closes it',
+  ),
+  'api-rate-limit': f(
+    'uint',
+    1000,
+    'Firn: HTTP requests and WebSocket messages per second per client IP (0 = no limit; default 0 with --dev)',
+  ),
   'api-admin-enabled': f('bool', false, 'Serve /ext/admin'),
   'api-info-enabled': f('bool', true, 'Serve /ext/info'),
   'api-health-enabled': f('bool', true, 'Serve /ext/health'),

@@ -38,6 +38,12 @@ export interface NodeConfig {
     shutdownTimeoutMs: number
     /** `--http-tls-*`: HTTPS */
     tls: HttpTlsConfig
+    /** per-client limits (src/api/http/client-limits.ts): 0 = no cap */
+    maxConnections: number
+    maxConnectionsPerIp: number
+    maxPipelinedRequests: number
+    /** requests per second per client IP; 0 under --dev / --dev-speed unless set */
+    rateLimit: number
   }
   api: { adminEnabled: boolean; infoEnabled: boolean; metricsEnabled: boolean }
   /** `--api-health-enabled`, `--health-check-frequency` (ms), `--network-health-min-conn-peers` */
@@ -214,6 +220,10 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
       allowedHosts: raw.get<string[]>('http-allowed-hosts'),
       shutdownTimeoutMs: raw.get<number>('http-shutdown-timeout'),
       tls: httpTlsConfig(raw, path),
+      maxConnections: raw.get<number>('http-max-connections'),
+      maxConnectionsPerIp: raw.get<number>('http-max-connections-per-ip'),
+      maxPipelinedRequests: raw.get<number>('http-max-pipelined-requests'),
+      rateLimit: (dev || devSpeed) && !raw.isSet('api-rate-limit') ? 0 : raw.get<number>('api-rate-limit'),
     },
     api: {
       adminEnabled: dev && !adminExplicit ? true : raw.get<boolean>('api-admin-enabled'),

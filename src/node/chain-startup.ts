@@ -25,6 +25,7 @@ import type { Database } from '../db/open.js'
 import { idFromString } from '../identity/ids.js'
 import type { Logger } from '../log/logger.js'
 import type { RpcCallObserver } from '../rpc/call-observer.js'
+import type { ClientRateLimiter } from '../rpc/client-quota.js'
 
 export interface DeclaredEntry {
   declared: DeclaredChain
@@ -82,6 +83,8 @@ export function declareChainRoutes(
     onError: (method: string, err: unknown) => void
     /** the call observer of one endpoint (`C/rpc`; `evmChain`: the alias, for geth-style endpoints), with metrics */
     observer?: ((endpoint: string, evmChain: string | undefined) => RpcCallObserver) | undefined
+    /** the HTTP server's per-client request rate, applied to WebSocket messages too */
+    rateLimiter?: ClientRateLimiter | undefined
   },
 ): Map<string, ChainRoutes> {
   const routes = new Map<string, ChainRoutes>()
@@ -105,10 +108,8 @@ export function declareChainRoutes(
         ? undefined
         : (path: string, dialect: 'eth' | 'jsonrpc') =>
             observe(entry.alias + path, dialect === 'eth' ? entry.alias : undefined)
-    routes.set(
-      entry.chainId,
-      chainRoutes(router, { base, unavailable, log: deps.log, onError: deps.onError, observer }),
-    )
+    const { log, onError, rateLimiter } = deps
+    routes.set(entry.chainId, chainRoutes(router, { base, unavailable, log, onError, observer, rateLimiter }))
   }
   return routes
 }

@@ -294,6 +294,12 @@ async function build(
     ...(config.http.tls.enabled ? { tls: config.http.tls } : {}),
     nodeId,
     shutdownTimeoutMs: config.http.shutdownTimeoutMs,
+    clients: {
+      maxConnections: config.http.maxConnections,
+      maxConnectionsPerIp: config.http.maxConnectionsPerIp,
+      maxPipelinedRequests: config.http.maxPipelinedRequests,
+      rateLimit: config.http.rateLimit,
+    },
     log: logs.get('http'),
     // the reference's avalanche_api_calls{base}: a chain's routes count under its primary alias
     ...(metrics && { wrapRoute: metrics.routeWrapper((chainId) => chains.aliaser.primaryAlias(chainId)) }),
@@ -332,7 +338,10 @@ async function build(
   })
   registerDefaultAliases(http.router, chains)
   // each chain's base answers 503 with the reason until its VM hands its handlers over (chain-routes.ts)
-  startHosting(declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError, observer }))
+  const rateLimiter = http.rateLimiter
+  startHosting(
+    declareChainRoutes(http.router, entries, { ids: chains.ids, chainState, log, onError, observer, rateLimiter }),
+  )
   // the chains whose VM is installed open before the node serves; one that cannot is a start-up error
   await awaitInstalledChains(entries, vms, actor.system, log)
   // /ext/health: the first round of checks runs once the chains are open, before the node serves

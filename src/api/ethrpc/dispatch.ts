@@ -54,7 +54,7 @@ function servedNames(opts: EthRpcOptions): (name: string) => string | undefined 
 
 export function createDispatcher(opts: EthRpcOptions): Dispatcher {
   // the dispatcher of every call: one jayson server per endpoint
-  const server = createEthServer(opts)
+  const server = createEthServer(opts, opts.log)
   const meter: CallMeter | undefined =
     opts.observer === undefined ? undefined : { observer: opts.observer, served: servedNames(opts) }
   const itemLimit = opts.batchRequestLimit ?? DEFAULT_BATCH_REQUEST_LIMIT

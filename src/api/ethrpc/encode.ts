@@ -52,7 +52,31 @@ export function resultAnswer(id: string | undefined, result: unknown): Answer {
   return { text: `{"jsonrpc":"2.0",${idPart(id)}"result":${json}}`, resultBytes: Buffer.byteLength(json) }
 }
 
-/** `{"jsonrpc":"2.0","method":"<ns>_subscription","params":{"subscription":id,"result":...}}`; throws if unencodable. */
-export function notificationText(namespace: string, subscription: string, result: unknown): string {
-  return `{"jsonrpc":"2.0","method":${goJson(namespace + '_subscription')},"params":{"subscription":"${subscription}","result":${goJson(result)}}}`
+/**
+ * `{"jsonrpc":"2.0","method":"<ns>_subscription","params":{"subscription":id,"result":...}}`; throws if
+ * unencodable. `resultJson` is the result's JSON when the caller has it already (one result shared by many
+ * subscriptions is encoded once: `ResultCache`).
+ */
+export function notificationText(
+  namespace: string,
+  subscription: string,
+  result: unknown,
+  resultJson?: string,
+): string {
+  return `{"jsonrpc":"2.0","method":${goJson(namespace + '_subscription')},"params":{"subscription":"${subscription}","result":${resultJson ?? goJson(result)}}}`
+}
+
+/** The JSON of results pushed as objects to many subscriptions (a block's header to every newHeads), once each. */
+export class ResultCache {
+  readonly #json = new WeakMap<object, string>()
+
+  json(result: unknown): string {
+    if (typeof result !== 'object' || result === null) return goJson(result)
+    let text = this.#json.get(result)
+    if (text === undefined) {
+      text = goJson(result)
+      this.#json.set(result, text)
+    }
+    return text
+  }
 }

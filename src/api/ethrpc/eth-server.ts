@@ -17,15 +17,27 @@ import { isSubscribe, isUnsubscribe, namespaceOf } from './message.js'
 import { argsOf } from './params.js'
 import { ABORTED, untilAborted } from './session.js'
 import { SUBSCRIPTION_NAMESPACE, subscribeHandler, unsubscribeHandler } from './subscribe.js'
+import type { EthRpcLog } from './types.js'
 
 const TIMEOUT: WireError = { code: ErrorCode.timeout, message: ErrorText.timeout, data: undefined }
 
-/** A chain's method as a jayson handler: answers once, with its result, its error, or -32002 at the deadline. */
-function handlerOf(method: EthMethod): EthHandler {
+/**
+ * A chain's method as a jayson handler: answers once, with its result, its error, or -32002 at the deadline.
+ * A call that goes on after its caller left (or its deadline) is logged at debug when it ends at last.
+ */
+function handlerOf(name: string, method: EthMethod, log: EthRpcLog | undefined): EthHandler {
   return (args, ctx, callback) => {
     let result: unknown
     try {
-      result = untilAborted(method(argsOf(args, ctx.msg.params), ctx.proc.ctx), ctx.proc.signal)
+      const raw = method(argsOf(args, ctx.msg.params), ctx.proc.ctx)
+      const signal = ctx.proc.signal
+      if (log !== undefined && raw instanceof Promise) {
+        const ended = (error?: unknown): void => {
+          if (signal.aborted) log.debug('call ended after it was cancelled', { method: name, error: String(error) })
+        }
+        raw.then(() => ended(), ended)
+      }
+      result = untilAborted(raw, signal)
     } catch (err) {
       callback(toWireError(err, 'geth'))
       return
@@ -57,7 +69,7 @@ function modulesMethod(methods: MethodTable, subscriptions: SubscriptionTable): 
 const methodOf = (handler: EthHandler): jayson.Method =>
   new jayson.Method(handler as unknown as jayson.MethodHandlerContext, { useContext: true })
 
-export function createEthServer(handlers: EthHandlers): jayson.Server {
+export function createEthServer(handlers: EthHandlers, log?: EthRpcLog): jayson.Server {
   const subscriptions = handlers.subscriptions ?? {}
   /** namespace -> full method name -> jayson method */
   const tables = new Map<string, Map<string, jayson.Method>>()
@@ -65,7 +77,7 @@ export function createEthServer(handlers: EthHandlers): jayson.Server {
     const namespace = namespaceOf(name)
     const table = tables.get(namespace) ?? new Map<string, jayson.Method>()
     tables.set(namespace, table)
-    table.set(name, methodOf(handlerOf(method)))
+    table.set(name, methodOf(handlerOf(name, method, log)))
   }
   for (const [name, method] of handlers.methods) add(name, method)
   if (!handlers.methods.has('rpc_modules')) add('rpc_modules', modulesMethod(handlers.methods, subscriptions))

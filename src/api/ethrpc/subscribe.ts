@@ -42,7 +42,7 @@ async function subscribe(
     return [error(ErrorCode.methodNotFound, `no ${goQuote(parsed.name)} subscription in ${namespace} namespace`)]
   }
   const sub = subs.create(namespace)
-  if (sub === undefined) return [error(ErrorCode.server, ErrorText.tooManySubscriptions)]
+  if (typeof sub === 'string') return [error(ErrorCode.server, sub)]
   proc.created.push(sub)
   try {
     const started = start(parsed.args, (result) => subs.push(sub, result), proc.ctx)

@@ -2,11 +2,12 @@
  * The subscriptions of one WebSocket connection (geth rpc/subscription.go). A subscription is created by
  * `eth_subscribe`; what it pushes before the subscribe answer is written is buffered and sent right after
  * it (`activate`). Ids are 0x + 16 random bytes in hex without leading zeros (an RPC quantity). Limits: a
- * number of subscriptions per connection, and the bytes buffered before activation count against the
- * connection's outbound budget (`overflow` drops the connection).
+ * number of subscriptions per connection, the chain's caps in all and per client (`quota`), and the bytes
+ * buffered before activation count against the connection's outbound budget (`overflow` drops the connection).
  */
 import { randomBytes } from 'node:crypto'
-import { notificationText } from './encode.js'
+import { notificationText, type ResultCache } from './encode.js'
+import { ErrorText } from './errors.js'
 import type { EthRpcLog } from './types.js'
 
 export interface Subscription {
@@ -18,8 +19,18 @@ export interface Subscription {
   stop: (() => void) | undefined
 }
 
+/** The chain's caps on subscriptions (in all, per client), bound to this connection's client. */
+export interface SubscriptionQuota {
+  /** takes a slot, or returns the refusal's text */
+  take(): string | undefined
+  release(): void
+}
+
 export interface SubscriptionDeps {
   max: number
+  quota?: SubscriptionQuota | undefined
+  /** the route's cache of encoded results (one shared result is encoded once) */
+  results?: ResultCache | undefined
   maxBufferedBytes: number
   /** sends one notification text on the connection */
   send(text: string): void
@@ -47,9 +58,11 @@ export class SubscriptionSet {
     return this.#subs.size
   }
 
-  /** A new inactive subscription, or undefined when the connection has its maximum. */
-  create(namespace: string): Subscription | undefined {
-    if (this.#subs.size >= this.#deps.max) return undefined
+  /** A new inactive subscription, or the refusal's text (this connection's, the client's or the chain's cap). */
+  create(namespace: string): Subscription | string {
+    if (this.#subs.size >= this.#deps.max) return ErrorText.tooManySubscriptions
+    const refused = this.#deps.quota?.take()
+    if (refused !== undefined) return refused
     let id = newSubscriptionId()
     while (this.#subs.has(id)) id = newSubscriptionId()
     const sub: Subscription = { id, namespace, active: false, ended: false, buffer: [], stop: undefined }
@@ -67,7 +80,7 @@ export class SubscriptionSet {
     if (sub.ended) return
     let text: string
     try {
-      text = notificationText(sub.namespace, sub.id, result)
+      text = notificationText(sub.namespace, sub.id, result, this.#deps.results?.json(result))
     } catch (err) {
       this.#deps.log?.warn('subscription result not encodable', { subscription: sub.id, error: String(err) })
       return
@@ -105,6 +118,7 @@ export class SubscriptionSet {
     if (sub.ended) return
     sub.ended = true
     this.#subs.delete(sub.id)
+    this.#deps.quota?.release()
     for (const text of sub.buffer) this.#bufferedBytes -= text.length
     sub.buffer = []
     const stop = sub.stop

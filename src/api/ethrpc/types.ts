@@ -1,5 +1,6 @@
 /** The options of the geth-style JSON-RPC server: the chain's handlers, the limits, the log. */
 import type { RpcCallObserver } from '../../rpc/call-observer.js'
+import type { ClientRateLimiter } from '../../rpc/client-quota.js'
 import type { EthHandlers } from '../../rpc/eth-types.js'
 
 export interface EthRpcLog {
@@ -40,6 +41,17 @@ export interface EthWsOptions extends EthRpcOptions {
   maxQueuedBytes?: number
   /** calls running per connection before reading pauses, default 1000 */
   maxPendingCalls?: number
+  /** coreth's CPU budget per connection (ws-cpu-refill-rate, ws-cpu-max-stored) in ms; see ws-cpu-limiter.ts */
+  wsCpuRefillRateMs?: number
+  wsCpuMaxStoredMs?: number
+  /** open connections in all / per client IP (ws-max-connections, -per-ip), 0 = no cap */
+  wsMaxConnections?: number
+  wsMaxConnectionsPerIp?: number
+  /** subscriptions over all connections, in all / per client IP (ws-max-subscriptions, -per-ip), 0 = no cap */
+  wsMaxSubscriptions?: number
+  wsMaxSubscriptionsPerIp?: number
+  /** the node's per-client request rate (`--api-rate-limit`): one token per message */
+  rateLimiter?: ClientRateLimiter | undefined
 }
 
 export const DEFAULT_BATCH_REQUEST_LIMIT = 1000

@@ -6,15 +6,18 @@
  * already read wait for a call to finish); a connection whose unsent bytes would pass `maxQueuedBytes` (a
  * client that does not read) is dropped with a log line; a ping goes out after `pingIntervalMs` without
  * writes and the connection is dropped if no pong comes within `pongTimeoutMs`. When it closes, its calls are aborted and its subscriptions end.
+ * Throttles (messages wait, reading pauses): the client's request rate (`rateLimit`, node flag `--api-rate-limit`)
+ * and coreth's CPU budget (`cpu`: ws-cpu-refill-rate / ws-cpu-max-stored, one message at a time while set).
  */
 import type { RawData, WebSocket } from 'ws'
 import { ErrorCode } from '../../runtime/errors.js'
 import type { Dispatcher } from './dispatch.js'
-import { errorText } from './encode.js'
+import { errorText, type ResultCache } from './encode.js'
 import { readMessages } from './message.js'
 import type { Session } from './session.js'
-import { SubscriptionSet } from './subscriptions.js'
+import { type SubscriptionQuota, SubscriptionSet } from './subscriptions.js'
 import type { EthRpcLog } from './types.js'
+import type { WsCpuLimiter } from './ws-cpu-limiter.js'
 
 export interface WsConnectionDeps {
   id: number
@@ -27,6 +30,16 @@ export interface WsConnectionDeps {
   maxSubscriptions: number
   maxQueuedBytes: number
   maxPendingCalls: number
+  /** ms the client must wait before its next message (0 = go on); absent = no rate limit */
+  rateLimit?: (() => number) | undefined
+  /** coreth's CPU budget of the connection */
+  cpu?: WsCpuLimiter | undefined
+  /** the chain's subscription caps (in all, per client) */
+  subscriptionQuota?: SubscriptionQuota | undefined
+  /** the route's cache of encoded subscription results */
+  results?: ResultCache | undefined
+  /** the connection's socket: corked while a burst of messages is written (one write for a block's notifications) */
+  socket?: { cork(): void; uncork(): void } | undefined
   log?: EthRpcLog | undefined
   onClose(): void
 }
@@ -49,13 +62,19 @@ export class WsConnection {
   readonly #maxPending: number
   /** set by `close()`: nothing more is sent while the socket goes down */
   #dropped = false
+  /** waiting for the rate limit or the CPU budget */
+  #throttle: NodeJS.Timeout | undefined
+  #paused = false
+  #corked = false
 
   constructor(ws: WebSocket, deps: WsConnectionDeps) {
     this.#ws = ws
     this.#deps = deps
-    this.#maxPending = Math.max(1, deps.maxPendingCalls)
+    this.#maxPending = deps.cpu === undefined ? Math.max(1, deps.maxPendingCalls) : 1
     this.#subs = new SubscriptionSet({
       max: deps.maxSubscriptions,
+      quota: deps.subscriptionQuota,
+      results: deps.results,
       maxBufferedBytes: deps.maxQueuedBytes,
       send: (text) => this.#send(text),
       overflow: () => this.#dropSlow(0),
@@ -88,8 +107,33 @@ export class WsConnection {
 
   #onMessage(buf: Buffer): void {
     if (this.#closed.signal.aborted) return
-    if (this.#pending >= this.#maxPending) this.#held.push(buf)
-    else this.#serve(buf)
+    this.#held.push(buf)
+    this.#drain()
+  }
+
+  /** Serves held messages while the limits let it; pauses reading while they do not. */
+  #drain(): void {
+    while (this.#held.length > 0 && this.#throttle === undefined && this.#pending < this.#maxPending) {
+      // the CPU budget first: the rate limit takes its token only when the message is served
+      const wait = this.#deps.cpu?.delay() || this.#deps.rateLimit?.() || 0
+      if (wait > 0) {
+        this.#pause(true)
+        this.#throttle = setTimeout(() => {
+          this.#throttle = undefined
+          if (!this.#closed.signal.aborted) this.#drain()
+        }, wait)
+        return
+      }
+      this.#serve(this.#held.shift()!)
+    }
+    this.#pause(this.#pending >= this.#maxPending || this.#throttle !== undefined)
+  }
+
+  #pause(paused: boolean): void {
+    if (paused === this.#paused) return
+    this.#paused = paused
+    if (paused) this.#ws.pause()
+    else this.#ws.resume()
   }
 
   #serve(buf: Buffer): void {
@@ -103,16 +147,15 @@ export class WsConnection {
       this.close()
       return
     }
-    if (++this.#pending >= this.#maxPending) this.#ws.pause()
+    this.#pending++
+    const started = performance.now()
     this.#deps.dispatcher
       .handle(outcome.batch, outcome.messages, this.#session)
       .catch((err: unknown) => this.#deps.log?.warn('eth JSON-RPC message failed', { error: String(err) }))
       .finally(() => {
         this.#pending--
-        if (this.#closed.signal.aborted) return
-        const next = this.#held.shift()
-        if (next !== undefined) this.#serve(next)
-        else if (this.#pending === this.#maxPending - 1) this.#ws.resume()
+        this.#deps.cpu?.consume(performance.now() - started)
+        if (!this.#closed.signal.aborted) this.#drain()
       })
   }
 
@@ -123,6 +166,15 @@ export class WsConnection {
     if (this.#ws.bufferedAmount + bytes > this.#deps.maxQueuedBytes) {
       this.#dropSlow(bytes)
       return
+    }
+    const socket = this.#deps.socket
+    if (!this.#corked && socket !== undefined) {
+      this.#corked = true
+      socket.cork()
+      process.nextTick(() => {
+        this.#corked = false
+        socket.uncork()
+      })
     }
     this.#ws.send(text, then === undefined ? undefined : () => then())
     this.#ping.refresh()
@@ -155,6 +207,7 @@ export class WsConnection {
     this.#closed.abort(new Error('connection closed'))
     clearTimeout(this.#ping)
     clearTimeout(this.#pong)
+    clearTimeout(this.#throttle)
     for (const proc of this.#session.procs) proc.abort(new Error('connection closed'))
     this.#held.length = 0
     this.#subs.closeAll()

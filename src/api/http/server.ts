@@ -9,12 +9,16 @@
  * Limits: body cap (default 10 MiB, 413), headers 30 s, whole request 30 s, handler/write 30 s,
  * keep-alive idle 120 s. `close()` stops accepting, lets in-flight requests finish (up to `shutdownTimeoutMs`,
  * default 5 s) and closes idle keep-alive connections; upgraded sockets are ended.
+ * Per-client limits (client-limits.ts): connections in all and per IP, pipelined requests wait for the replies
+ * before them, requests per second per IP (429).
  * Not implemented: the `Avalanche-Api-Route` header routing, h2c.
  */
 import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http'
 import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { type ClientRateLimiter, clientKey } from '../../rpc/client-quota.js'
+import { capConnections, type HttpClientLimits, pipelineGate, refuseOverRate, requestLimiter } from './client-limits.js'
 import { createCors } from './cors.js'
 import { createHostFilter } from './host-filter.js'
 import { serveJsonRpc } from './jsonrpc-route.js'
@@ -58,6 +62,8 @@ export interface HttpServerOptions {
   /** `--http-shutdown-timeout`: how long `close()` lets in-flight requests run, default 5 s */
   shutdownTimeoutMs?: number
   timeouts?: HttpServerTimeouts
+  /** per-client limits; absent = the defaults of docs/operations.md without a rate limit */
+  clients?: HttpClientLimits
   log?: HttpLog
   /** wraps every route added to the router (the node's API metrics) */
   wrapRoute?: RouteWrapper
@@ -71,6 +77,15 @@ export interface HttpApiServer {
   readonly url: string
   /** Graceful and idempotent. */
   close(): Promise<void>
+  /** the per-client request rate (`--api-rate-limit`), shared with the WebSocket routes; undefined when off */
+  readonly rateLimiter: ClientRateLimiter | undefined
+}
+
+export const DEFAULT_CLIENT_LIMITS: HttpClientLimits = {
+  maxConnections: 4096,
+  maxConnectionsPerIp: 256,
+  maxPipelinedRequests: 32,
+  rateLimit: 0,
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -101,6 +116,9 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   }
   const nodeId = opts.nodeId
   const upgraded = new Set<Duplex>()
+  const clients = opts.clients ?? DEFAULT_CLIENT_LIMITS
+  const gate = pipelineGate(clients.maxPipelinedRequests, opts.log)
+  const rateLimiter = requestLimiter(clients)
 
   /** Path checks shared by requests and upgrades: a route, or the error to answer with. */
   const route = (url: string | undefined): Route | PathError => {
@@ -131,6 +149,12 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    // a pipelined request waits until the replies before it are sent (client-limits.ts)
+    if (res.socket === null) {
+      gate(req, res, onRequest)
+      return
+    }
+    if (rateLimiter !== undefined && refuseOverRate(req, res, rateLimiter)) return
     const headers = req.headers
     const plain = req.method === 'POST' && headers.origin === undefined
     let target = hostAllowed(headers.host) ? route(req.url) : FORBIDDEN
@@ -167,6 +191,10 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy())
     const headers: Record<string, string> = { 'Node-Id': nodeId }
+    if (rateLimiter !== undefined && rateLimiter.take(clientKey(req.socket.remoteAddress)) > 0) {
+      socketError(socket, 429, `rate limit exceeded: ${rateLimiter.rate} requests per second per IP address`, headers)
+      return
+    }
     const target = hostAllowed(req.headers.host) ? route(req.url) : FORBIDDEN
     if ('status' in target) {
       if (target.location !== undefined) headers['Location'] = target.location
@@ -202,6 +230,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
       ? createServer(serverOptions, onRequest)
       : createTlsServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key, minVersion: 'TLSv1.2' }, onRequest)
   server.on('upgrade', onUpgrade)
+  capConnections(server, clients, opts.log)
   // after listen, errors (EMFILE on accept ...) are logged, never thrown
   server.on('error', (err: Error) => {
     if (server.listening) opts.log?.warn('HTTP server error', { error: String(err) })
@@ -215,6 +244,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
 
   return {
     router,
+    rateLimiter,
     get url() {
       return bound ? formatUrl(bound.host, bound.port) : formatUrl(opts.host, opts.port)
     },

@@ -308,6 +308,12 @@ export class EvmChainVm implements ChainVm {
       batchResponseMaxSize: config.batchResponseMaxSize,
       apiMaxDurationMs: config.apiMaxDurationMs,
       httpBodyLimit: config.httpBodyLimit,
+      wsCpuRefillRateMs: config.wsCpuRefillRateMs,
+      wsCpuMaxStoredMs: config.wsCpuMaxStoredMs,
+      wsMaxConnections: config.wsMaxConnections,
+      wsMaxConnectionsPerIp: config.wsMaxConnectionsPerIp,
+      wsMaxSubscriptions: config.wsMaxSubscriptions,
+      wsMaxSubscriptionsPerIp: config.wsMaxSubscriptionsPerIp,
     }
     const { ctx } = this.#open()
     // the native-token API, where the node shares memory with the chain (`avax.*` at /avax, `native.*` at /native)

@@ -61,6 +61,17 @@ export function parseEvmConfig(text: string, opts: EvmConfigOptions = {}): EvmCo
   return freeze(config)
 }
 
+/**
+ * The EVM time limit of eth_call, eth_estimateGas and eth_createAccessList in ms (0 = none): `rpc-evm-timeout`
+ * (Firn, 5 s as geth's rpc.evmtimeout), or `api-max-duration` when that is set and shorter (coreth's only one).
+ */
+export function evmCallTimeoutMs(c: EvmConfig): number {
+  const own = c.rpcEvmTimeoutMs
+  const api = c.apiMaxDurationMs
+  if (own > 0 && api > 0) return Math.min(own, api)
+  return own > 0 ? own : api
+}
+
 /** The enabled services with legacy names mapped to current ones (what coreth registers). */
 export function resolveEthApis(names: readonly string[]): Set<string> {
   return new Set(names.map((n) => LEGACY_API_NAMES[n] ?? n))
@@ -126,6 +137,18 @@ function validate(c: EvmConfig, networkId: number | undefined): void {
   for (const name of resolveEthApis(c.ethApis)) {
     if (!ETH_API_NAMES.includes(name)) fail(`API service ${name} not found`)
   }
+  for (const [key, value] of [
+    ['ws-max-connections', c.wsMaxConnections],
+    ['ws-max-connections-per-ip', c.wsMaxConnectionsPerIp],
+    ['ws-max-subscriptions', c.wsMaxSubscriptions],
+    ['ws-max-subscriptions-per-ip', c.wsMaxSubscriptionsPerIp],
+    ['max-filters', c.maxFilters],
+    ['max-filters-per-ip', c.maxFiltersPerIp],
+  ] as const) {
+    if (value < 0) fail(`${key} is ${value} but must not be negative (0 = no limit)`)
+  }
+  if (c.wsCpuRefillRateMs < 0 || c.wsCpuMaxStoredMs < 0)
+    fail('ws-cpu-refill-rate and ws-cpu-max-stored must not be negative')
   if (!['', 'hash', 'firewood', 'path'].includes(c.stateScheme)) {
     fail(`state-scheme ${JSON.stringify(c.stateScheme)} is not one of "hash", "firewood" or "path"`)
   }

@@ -119,7 +119,10 @@ export function createEthApi(
   services: Set<ServiceName>,
   submitTransaction: SubmitTransaction = (tx) => backend.submitTransaction(tx),
 ): EthApi {
-  const filters = new FilterSystem(backend)
+  const filters = new FilterSystem(backend, {
+    maxFilters: backend.config.maxFilters,
+    maxFiltersPerClient: backend.config.maxFiltersPerIp,
+  })
   const oracle = new GasPriceOracle(backend)
   const suggestTip = () => oracle.suggestTip()
   const accounts = accountMethods(backend, keystore, suggestTip, submitTransaction)

@@ -47,7 +47,7 @@ function tagNumber(tag: string): number {
 
 export function debugMethods(backend: EthBackend): Array<[string, EthMethod]> {
   const core = backend.core
-  const env = (ctx: CallContext) => ({ core, signal: ctx.signal })
+  const env = (ctx: CallContext) => ({ core, signal: ctx.signal, maxTimeoutMs: backend.config.rpcTraceMaxTimeoutMs })
 
   const traceBlockAt = async (block: ResolvedBlock, config: ReturnType<typeof parseTraceConfig>, ctx: CallContext) => {
     const body = await blockBody(core, block.hash)

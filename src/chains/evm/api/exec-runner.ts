@@ -1,8 +1,9 @@
 /**
  * Where eth_call, estimateGas and createAccessList run: the state after a resolved block (plus any state
  * overrides) in a block context built from its header (plus block overrides). Every run gets a fresh view and a
- * fresh VM, so runs never see each other's writes. A deadline (api-max-duration) or the request's abort signal
- * stops a run between opcodes: geth's `execution aborted (timeout = <d>)`.
+ * fresh VM, so runs never see each other's writes. Every run is guarded (src/chains/evm/exec/call-guard.ts): the
+ * EVM timeout (rpc-evm-timeout, api-max-duration) or the request's abort signal stops it at its next jump or
+ * message with geth's `execution aborted (timeout = <d>)`, and it yields to the event loop every few ms.
  */
 
 import type { Block } from '@ethereumjs/block'
@@ -10,6 +11,7 @@ import type { InterpreterStep } from '@ethereumjs/evm'
 import type { VM } from '@ethereumjs/vm'
 import { formatGoDuration } from '../config/go-duration.js'
 import { createAvaVM } from '../exec/block-run.js'
+import { CallAborted, CallGuard, deadlineAfter, type SliceLane } from '../exec/call-guard.js'
 import type { AvaStateManager } from '../state/state-manager.js'
 import type { EthBackend } from './backend.js'
 import { applyMessage, type ExecutionResult, type Message } from './exec-message.js'
@@ -44,16 +46,13 @@ export async function callTarget(
   return { root: h.stateRoot, env }
 }
 
-class Aborted extends Error {}
-
 export interface RunLimits {
-  /** api-max-duration in ms; 0 = none */
+  /** the EVM timeout in ms (rpc-evm-timeout, api-max-duration); 0 = none */
   timeoutMs: number
   signal?: AbortSignal
+  /** the chain's lane of guarded runs (call-guard.ts) */
+  lane?: SliceLane
 }
-
-/** How often (in opcodes) a deadline is checked. */
-const CHECK_EVERY = 256
 
 export class CallRunner {
   readonly #backend: EthBackend
@@ -76,7 +75,7 @@ export class CallRunner {
     this.#env = env
     this.#overrides = overrides
     this.#limits = limits
-    this.#deadline = limits.timeoutMs > 0 ? Date.now() + limits.timeoutMs : Number.POSITIVE_INFINITY
+    this.#deadline = deadlineAfter(limits.timeoutMs)
   }
 
   get env(): CallEnv {
@@ -95,7 +94,7 @@ export class CallRunner {
     return view
   }
 
-  async #setup(): Promise<{ vm: VM; block: Block }> {
+  async #setup(guard?: CallGuard): Promise<{ vm: VM; block: Block }> {
     const view = this.#spare ?? (await this.#state())
     this.#spare = undefined
     const core = this.#backend.core
@@ -109,12 +108,8 @@ export class CallRunner {
         return this
       },
     }
-    const vm = await createAvaVM(core.common, view, blockchain)
+    const vm = await createAvaVM(core.common, view, blockchain, guard)
     return { vm, block: callBlock(vm.common, this.#env) }
-  }
-
-  #aborted(): boolean {
-    return Date.now() > this.#deadline || this.#limits.signal?.aborted === true
   }
 
   #abortError(): Error {
@@ -127,24 +122,16 @@ export class CallRunner {
     return [...vm.evm.precompiles.keys()].map((a) => a.replace(/^0x/, '').toLowerCase())
   }
 
-  /** Run `msg`; MessageError (pre-execution failures) propagates. */
+  /** Run `msg` under the guard (deadline, signal, slices); MessageError (pre-execution failures) propagates. */
   async run(msg: Message, onStep?: (step: InterpreterStep) => void): Promise<ExecutionResult> {
-    if (this.#aborted()) throw this.#abortError()
-    const { vm, block } = await this.#setup()
-    let step = onStep
-    if (this.#deadline !== Number.POSITIVE_INFINITY || this.#limits.signal !== undefined) {
-      let n = 0
-      step = (s) => {
-        if (++n % CHECK_EVERY === 0 && this.#aborted()) throw new Aborted()
-        onStep?.(s)
-      }
-      // without a deadline only the (rare) signal is watched: skip the per-opcode hook unless tracing
-      if (this.#deadline === Number.POSITIVE_INFINITY && onStep === undefined) step = undefined
-    }
+    const guard = new CallGuard({ deadline: this.#deadline, signal: this.#limits.signal, lane: this.#limits.lane })
     try {
-      return await applyMessage(vm, msg, { block, noBaseFee: true, ...(step === undefined ? {} : { onStep: step }) })
+      // its turn; throws at once when the deadline passed during an earlier run (estimateGas) or the caller left
+      await guard.begin()
+      const { vm, block } = await this.#setup(guard)
+      return await applyMessage(vm, msg, { block, noBaseFee: true, ...(onStep === undefined ? {} : { onStep }) })
     } catch (err) {
-      if (err instanceof Aborted) throw this.#abortError()
+      if (err instanceof CallAborted) throw this.#abortError()
       throw err
     }
   }

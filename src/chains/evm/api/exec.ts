@@ -3,13 +3,14 @@
  * eth_createAccessList, eth_callDetailed and eth_sendRawTransaction, with geth's argument handling and texts.
  *
  * Calls run geth's state transition (exec-message.ts) on ethereumjs' EVM over a throw-away view of the block's
- * state; `api-max-duration` is the EVM timeout of call and estimateGas, and the request's abort signal stops
- * them too. Differences from coreth, all from ethereumjs:
+ * state; the EVM timeout (`rpc-evm-timeout`, 5 s, or a shorter `api-max-duration`; coreth has only the latter,
+ * unlimited by default) bounds call, estimateGas and createAccessList, and the request's abort signal (the client
+ * hung up, the request deadline) stops them too. Differences from coreth, mostly from ethereumjs:
  * - vm error texts are mapped to geth's (`out of gas`, `invalid jump destination`, `write protection`, ...);
  *   `invalid opcode: <name>` and `stack underflow (<have> <=> <need>)` are found by running the call again with a
  *   tracer; `stack limit reached` is reported as `stack overflow`, without the numbers.
- * - an EVM run stops between opcodes (checked every 256), and only when a deadline or a signal is set; without
- *   `api-max-duration` a run that ignores the signal ends by its gas cap.
+ * - an EVM run stops at its next jump or message (src/chains/evm/exec/call-guard.ts), and yields to the event
+ *   loop every few ms of execution.
  * - estimateGas stops on the deadline with `execution aborted (timeout = <d>)` (geth's estimator has no timeout).
  * - the BlobBaseFee block override is accepted and ignored (no blobs on the C chain).
  * - createAccessList lists addresses in first-touch order (geth: map order).
@@ -17,6 +18,8 @@
 import { Address, bytesToHex } from '@ethereumjs/util'
 import { checkArity } from '../../../rpc/eth-args.js'
 import type { CallContext, EthMethod } from '../../../rpc/eth-types.js'
+import { evmCallTimeoutMs } from '../config.js'
+import { SliceLane } from '../exec/call-guard.js'
 import { GasPriceOracle } from '../gasprice/oracle.js'
 import { checkReplayProtection } from '../txpool/validate.js'
 import type { EthBackend, SubmitTransaction } from './backend.js'
@@ -61,6 +64,8 @@ const MAX_UINT64_HALF = (1n << 64n) / 2n - 1n
 export interface ExecOptions {
   suggestTip?: () => Promise<bigint>
   submitTransaction?: SubmitTransaction
+  /** the lane the chain's guarded EVM runs take turns in (one per chain; a lane of its own when absent) */
+  lane?: SliceLane
 }
 
 /** TransactionArgs: null is Go's zero value (a creation with no data); absent is left to checkArity. */
@@ -70,7 +75,8 @@ const optionalBlock = (v: unknown, i: number): BlockSelector =>
 
 export function execMethods(backend: EthBackend, opts: ExecOptions = {}): Array<[string, EthMethod]> {
   const gasCap = (): bigint => BigInt(backend.config.rpcGasCap)
-  const limits = (ctx: CallContext) => ({ timeoutMs: backend.config.apiMaxDurationMs, signal: ctx.signal })
+  const lane = opts.lane ?? new SliceLane()
+  const limits = (ctx: CallContext) => ({ timeoutMs: evmCallTimeoutMs(backend.config), signal: ctx.signal, lane })
   const submitTransaction = opts.submitTransaction ?? ((tx) => backend.submitTransaction(tx))
   let oracle: GasPriceOracle | undefined
   const suggestTip =
@@ -164,7 +170,7 @@ export function execMethods(backend: EthBackend, opts: ExecOptions = {}): Array<
     checkArity(params, 1, 2)
     const target = await callTarget(backend, sel, false)
     const filled = await setDefaults(args)
-    const runner = new CallRunner(backend, target.root, target.env, undefined, { timeoutMs: 0, signal: ctx.signal })
+    const runner = new CallRunner(backend, target.root, target.env, undefined, limits(ctx))
     const baseFee = target.env.baseFee
     const withList = (accessList: TxArgs['accessList']) =>
       toMessage({ ...filled.args, ...(accessList === undefined ? {} : { accessList }) }, gasCap(), baseFee)

@@ -10,7 +10,9 @@
  * allow-unfinalized-queries (coreth's SubscribeLogs), otherwise a bad range gives
  * `invalid from and to block combination: from > to`; eth_getFilterLogs works for log filters only.
  *
- * Firn's limits (coreth has none): at most 10,000 installed filters (`too many filters`); each filter buffers at
+ * Firn's limits (coreth has none): at most `max-filters` (10,000) installed filters (`too many filters`), and at
+ * most `max-filters-per-ip` (1,000) installed by one client IP (`too many filters from this client: ...`),
+ * so one client cannot take every slot; each filter buffers at
  * most 10,000 items between polls (older ones are dropped); eth_getLogs and eth_getFilterLogs return at most
  * 100,000 logs (`query returned more than 100000 results`). A filter not polled with eth_getFilterChanges for
  * 5 minutes is removed by a sweep that runs every minute on an unref'd timer.
@@ -19,6 +21,7 @@
 import { randomBytes } from 'node:crypto'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Subscription } from 'rxjs'
+import { ClientQuota, clientKey } from '../../../rpc/client-quota.js'
 import { checkArity, goJsonKind, invalidArgument } from '../../../rpc/eth-args.js'
 import type { EthMethod } from '../../../rpc/eth-types.js'
 import type { AcceptedEvent } from '../exec/chain.js'
@@ -54,6 +57,7 @@ export {
 } from './filter-criteria.js'
 
 export const MAX_FILTERS = 10_000
+export const MAX_FILTERS_PER_CLIENT = 1000
 export const MAX_FILTER_ITEMS = 10_000
 export const MAX_LOGS = 100_000
 export const FILTER_TTL_MS = 5 * 60_000
@@ -112,10 +116,12 @@ export function newFilterId(): string {
   return `0x${id === '' ? '0' : id}`
 }
 
-type Installed =
+/** `owner`: the client (IP address, src/rpc/client-quota.ts) that installed it */
+type Installed = { owner: string } & (
   | { kind: 'logs'; crit: FilterCriteria; items: FoundLog[]; lastPoll: number }
   | { kind: 'blocks'; items: Uint8Array[]; lastPoll: number }
   | { kind: 'pendingTxs'; fullTx: boolean; items: (string | TypedTransaction)[]; lastPoll: number }
+)
 
 export interface FilterSystemOptions {
   /** a filter not polled for this long is removed (default 5 minutes) */
@@ -124,7 +130,9 @@ export interface FilterSystemOptions {
   sweepIntervalMs?: number
   /** ms clock (default backend.now) */
   now?: () => number
+  /** installed filters in all (default 10,000) and per client IP (default 1,000); 0 = no cap */
   maxFilters?: number
+  maxFiltersPerClient?: number
   maxItems?: number
 }
 
@@ -135,7 +143,7 @@ export class FilterSystem {
   readonly #subs: Subscription[] = []
   readonly #ttl: number
   readonly #now: () => number
-  readonly #maxFilters: number
+  readonly #quota: ClientQuota
   readonly #maxItems: number
   #timer: NodeJS.Timeout | undefined
 
@@ -143,7 +151,7 @@ export class FilterSystem {
     this.#backend = backend
     this.#ttl = opts.ttlMs ?? FILTER_TTL_MS
     this.#now = opts.now ?? (() => backend.now())
-    this.#maxFilters = opts.maxFilters ?? MAX_FILTERS
+    this.#quota = new ClientQuota(opts.maxFilters ?? MAX_FILTERS, opts.maxFiltersPerClient ?? MAX_FILTERS_PER_CLIENT)
     this.#maxItems = opts.maxItems ?? MAX_FILTER_ITEMS
     this.#subs.push(backend.accepted$.subscribe((ev) => this.#onAccepted(ev)))
     this.#subs.push(backend.pendingTx$.subscribe((hash) => this.#onPendingTx(hash)))
@@ -158,20 +166,20 @@ export class FilterSystem {
     return this.#filters.size
   }
 
-  /** eth_newFilter */
-  newLogFilter(crit: FilterCriteria): string {
+  /** eth_newFilter; `owner` is the client (default: one shared client) */
+  newLogFilter(crit: FilterCriteria, owner = 'unknown'): string {
     checkLogCriteria(this.#backend.config.allowUnfinalizedQueries, crit)
-    return this.#install({ kind: 'logs', crit, items: [], lastPoll: this.#now() })
+    return this.#install({ owner, kind: 'logs', crit, items: [], lastPoll: this.#now() })
   }
 
   /** eth_newBlockFilter */
-  newBlockFilter(): string {
-    return this.#install({ kind: 'blocks', items: [], lastPoll: this.#now() })
+  newBlockFilter(owner = 'unknown'): string {
+    return this.#install({ owner, kind: 'blocks', items: [], lastPoll: this.#now() })
   }
 
   /** eth_newPendingTransactionFilter */
-  newPendingTxFilter(fullTx: boolean): string {
-    return this.#install({ kind: 'pendingTxs', fullTx, items: [], lastPoll: this.#now() })
+  newPendingTxFilter(fullTx: boolean, owner = 'unknown'): string {
+    return this.#install({ owner, kind: 'pendingTxs', fullTx, items: [], lastPoll: this.#now() })
   }
 
   /** eth_getFilterChanges: what arrived since the last poll (hashes, txs or logs); resets the expiry. */
@@ -207,7 +215,15 @@ export class FilterSystem {
 
   /** eth_uninstallFilter */
   uninstall(id: string): boolean {
-    return this.#filters.delete(id)
+    return this.#remove(id)
+  }
+
+  #remove(id: string): boolean {
+    const f = this.#filters.get(id)
+    if (f === undefined) return false
+    this.#filters.delete(id)
+    this.#quota.release(f.owner)
+    return true
   }
 
   /** Remove filters not polled within the TTL; returns how many. */
@@ -216,7 +232,7 @@ export class FilterSystem {
     let n = 0
     for (const [id, f] of this.#filters) {
       if (f.lastPoll <= deadline) {
-        this.#filters.delete(id)
+        this.#remove(id)
         n++
       }
     }
@@ -227,11 +243,17 @@ export class FilterSystem {
     for (const s of this.#subs.splice(0)) s.unsubscribe()
     if (this.#timer !== undefined) clearInterval(this.#timer)
     this.#timer = undefined
-    this.#filters.clear()
+    for (const id of [...this.#filters.keys()]) this.#remove(id)
   }
 
   #install(f: Installed): string {
-    if (this.#filters.size >= this.#maxFilters) throw new Error(FilterError.tooManyFilters)
+    const refused = this.#quota.take(f.owner)
+    if (refused === 'total') throw new Error(FilterError.tooManyFilters)
+    if (refused === 'client') {
+      throw new Error(
+        `too many filters from this client: the limit is ${this.#quota.perClient} per IP address (max-filters-per-ip)`,
+      )
+    }
     let id = newFilterId()
     while (this.#filters.has(id)) id = newFilterId()
     this.#filters.set(id, f)
@@ -301,26 +323,26 @@ export function filterMethods(backend: EthBackend, filters: FilterSystem): Array
     ],
     [
       'eth_newFilter',
-      (params) => {
+      (params, ctx) => {
         const crit = parseFilterCriteria(params[0], 0)
         checkArity(params, 1, 1)
-        return filters.newLogFilter(crit)
+        return filters.newLogFilter(crit, clientKey(ctx.remoteAddress))
       },
     ],
     [
       'eth_newBlockFilter',
-      (params) => {
+      (params, ctx) => {
         checkArity(params, 0, 0)
-        return filters.newBlockFilter()
+        return filters.newBlockFilter(clientKey(ctx.remoteAddress))
       },
     ],
     [
       'eth_newPendingTransactionFilter',
-      (params) => {
+      (params, ctx) => {
         const v = params[0]
         const fullTx = v === undefined || v === null ? false : parseBool(v, 0)
         checkArity(params, 0, 1)
-        return filters.newPendingTxFilter(fullTx)
+        return filters.newPendingTxFilter(fullTx, clientKey(ctx.remoteAddress))
       },
     ],
     [

@@ -10,7 +10,7 @@
  * subscriber itself).
  */
 import { createTxFromBlockBodyData, type TypedTransaction } from '@ethereumjs/tx'
-import { filter, map, mergeMap, type Observable } from 'rxjs'
+import { filter, map, mergeMap, type Observable, share } from 'rxjs'
 import { checkArity, goJsonKind, invalidArgument } from '../../../rpc/eth-args.js'
 import type { SubscriptionStart, SubscriptionTable } from '../../../rpc/eth-types.js'
 import { headerJson } from '../rules/header-json.js'
@@ -39,9 +39,14 @@ function fullTxOption(v: unknown, index: number, allowObject: boolean): boolean 
 }
 
 export function ethSubscriptions(backend: EthBackend): SubscriptionTable {
+  // one header JSON per block for every newHeads subscriber (the server encodes a shared result once)
+  const heads$ = backend.accepted$.pipe(
+    map((ev) => headerJson(ev.header, ev.hash)),
+    share(),
+  )
   const newHeads: SubscriptionStart = (params, push) => {
     checkArity(params, 0, 0, 1)
-    return run(backend.accepted$.pipe(map((ev) => headerJson(ev.header, ev.hash))), push)
+    return run(heads$, push)
   }
 
   const logs: SubscriptionStart = (params, push) => {

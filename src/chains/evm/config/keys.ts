@@ -131,6 +131,15 @@ export const KEYS: readonly KeySpec[] = [
   k('batch-request-limit', 'batchRequestLimit', 'uint64', 1000),
   k('batch-response-max-size', 'batchResponseMaxSize', 'uint64', 25_000_000),
   k('state-scheme', 'stateScheme', 'string', 'hash'),
+  // Firn's own keys (coreth has none of these limits; docs/operations.md, docs/api.md)
+  k('rpc-evm-timeout', 'rpcEvmTimeoutMs', 'duration', 5_000),
+  k('rpc-trace-max-timeout', 'rpcTraceMaxTimeoutMs', 'duration', 30_000),
+  k('ws-max-connections', 'wsMaxConnections', 'int', 4096),
+  k('ws-max-connections-per-ip', 'wsMaxConnectionsPerIp', 'int', 128),
+  k('ws-max-subscriptions', 'wsMaxSubscriptions', 'int', 10_000),
+  k('ws-max-subscriptions-per-ip', 'wsMaxSubscriptionsPerIp', 'int', 1000),
+  k('max-filters', 'maxFilters', 'int', 10_000),
+  k('max-filters-per-ip', 'maxFiltersPerIp', 'int', 1000),
 ]
 
 /** Keys the reference no longer recognises (reference/cchain.md section 7). */

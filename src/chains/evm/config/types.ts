@@ -109,4 +109,17 @@ export interface EvmConfig {
   batchResponseMaxSize: number
   /** state-scheme: "hash" (default), "firewood" or "path" */
   stateScheme: string
+  /** rpc-evm-timeout (Firn; geth's rpc.evmtimeout): EVM time of eth_call, estimateGas, createAccessList, 0 = none */
+  rpcEvmTimeoutMs: number
+  /** rpc-trace-max-timeout (Firn): the most a debug_trace* caller's `timeout` may ask for, 0 = no cap */
+  rpcTraceMaxTimeoutMs: number
+  /** ws-max-connections / -per-ip (Firn): open /ws connections of the chain, in all and per client IP */
+  wsMaxConnections: number
+  wsMaxConnectionsPerIp: number
+  /** ws-max-subscriptions / -per-ip (Firn): eth_subscribe subscriptions of the chain, in all and per client IP */
+  wsMaxSubscriptions: number
+  wsMaxSubscriptionsPerIp: number
+  /** max-filters / -per-ip (Firn): installed eth_new*Filter filters, in all and per client IP */
+  maxFilters: number
+  maxFiltersPerIp: number
 }

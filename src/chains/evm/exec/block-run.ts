@@ -15,6 +15,7 @@ import { createVM, encodeReceipt, type RunTxResult, runTx, type VM } from '@ethe
 import { BLACKHOLE } from '../header.js'
 import type { AvaStateManager } from '../state/state-manager.js'
 import type { StoredReceipt } from '../store/receipt.js'
+import type { CallGuard } from './call-guard.js'
 import { disableRefunds } from './common.js'
 import { avalanchePrecompiles } from './precompiles.js'
 import { orderedTrieRoot } from './trie-root.js'
@@ -82,14 +83,21 @@ export async function createAvaVM(
   common: Common,
   sm: AvaStateManager,
   blockchain: EVMMockBlockchainInterface,
+  guard?: CallGuard,
 ): Promise<VM> {
   // a copy per VM: createVM reloads the refund parameters into the Common it is given
+  const copy = common.copy()
   const vm = await createVM({
-    common: common.copy(),
+    common: copy,
     stateManager: sm,
     blockchain,
-    evmOpts: { customPrecompiles: avalanchePrecompiles() },
+    evmOpts: {
+      customPrecompiles: avalanchePrecompiles(),
+      // a caller's run (eth_call ...) stops at its deadline and lets the event loop in (call-guard.ts)
+      ...(guard === undefined ? {} : { customOpcodes: guard.opcodes(copy) }),
+    },
   })
+  guard?.attach(vm.evm.events)
   disableRefunds(vm.common)
   return vm
 }

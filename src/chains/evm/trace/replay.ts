@@ -27,6 +27,8 @@ export interface TraceEnv {
   core: EvmChainCore
   /** aborts a trace when the caller goes away */
   signal?: AbortSignal
+  /** rpc-trace-max-timeout in ms: the most a caller's `timeout` may ask for (0 = no cap) */
+  maxTimeoutMs?: number
 }
 
 /** BLOCKHASH for a block on `parentHash`: ancestors among processing blocks, then the canonical index. */
@@ -119,11 +121,15 @@ export async function stateBefore(core: EvmChainCore, header: AvaHeader, reexec:
   return stateAfter(core, parent.header, reexec)
 }
 
-/** The tracer for `opts` and its deadline (geth parses the timeout per traced tx). */
-export function prepareTracer(opts: TraceOptions): { tracer: Tracer; deadline: number } {
+/**
+ * The tracer for `opts` and its deadline (geth parses the timeout per traced tx); the caller's timeout is cut to
+ * `maxMs` (rpc-trace-max-timeout, Firn's; 0 = no cap).
+ */
+export function prepareTracer(opts: TraceOptions, maxMs = 0): { tracer: Tracer; deadline: number } {
   const tracer = newTracer(opts.tracer, opts.structLogger, opts.tracerConfig)
   let ms = DEFAULT_TIMEOUT_MS
   if (opts.timeout !== undefined) ms = Number(parseGoDuration(opts.timeout) / 1_000_000n)
+  if (maxMs > 0 && ms > maxMs) ms = maxMs
   return { tracer, deadline: Date.now() + ms }
 }
 
@@ -139,7 +145,7 @@ export async function traceInRun(
   opts: TraceOptions,
   env: TraceEnv,
 ): Promise<unknown> {
-  const { tracer, deadline } = prepareTracer(opts)
+  const { tracer, deadline } = prepareTracer(opts, env.maxTimeoutMs)
   const from = tx.getSenderAddress().bytes
   const start: TxStart = {
     from,

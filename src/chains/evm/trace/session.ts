@@ -6,6 +6,7 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
+import { SLICE_MS } from '../exec/call-guard.js'
 import { gethError, isCallOp, isPreExecutionFault, Op, opName } from './opcodes.js'
 import type { FrameEnd, Tracer, TxStart } from './types.js'
 
@@ -72,6 +73,8 @@ export class TraceSession {
     }
     // one argument: called synchronously, so its throw aborts the run; two: awaited through `resolve`
     on('step', (_step: unknown) => this.guard())
+    // a long trace lets the event loop in every SLICE_MS (src/chains/evm/exec/call-guard.ts)
+    on('step', (_step: unknown, resolve?: Resolve) => this.yieldSlice(resolve))
     on('step', (step: unknown, resolve?: Resolve) => this.settle(this.onStep(step as InterpreterStep), resolve))
     on('beforeMessage', (msg: unknown, resolve?: Resolve) => this.settle(this.onEnter(msg as Message), resolve))
     on('afterMessage', (res: unknown, resolve?: Resolve) => this.settle(this.onExit(res as EVMResult), resolve))
@@ -92,6 +95,19 @@ export class TraceSession {
       this.stopReason = 'execution timeout'
       throw new TraceStopped(this.stopReason)
     }
+  }
+
+  private sliceStart = performance.now()
+
+  private yieldSlice(resolve?: Resolve): void {
+    if (performance.now() - this.sliceStart < SLICE_MS) {
+      resolve?.()
+      return
+    }
+    setImmediate(() => {
+      this.sliceStart = performance.now()
+      resolve?.()
+    })
   }
 
   private settle(work: Promise<void>, resolve?: Resolve): void {

@@ -71,7 +71,7 @@ export async function traceCallOn(
   const value = args.value ?? 0n
   const data = args.data ?? new Uint8Array(0)
 
-  const { tracer, deadline } = prepareTracer(opts)
+  const { tracer, deadline } = prepareTracer(opts, env.maxTimeoutMs)
   const vm = await createAvaVM(sm.common, sm, blockHashes(env.core, at.parentHash ?? header.parentHash))
   const block = at.block ?? executionBlock(vm.common, envOfHeader(header))
   const coinbase = block.header.coinbase.bytes
