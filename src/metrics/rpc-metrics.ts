@@ -155,8 +155,10 @@ export class RpcMetrics {
       route.handle(req, res)
     }
     const upgrade = route.upgrade
-    if (upgrade === undefined) return { kind: 'raw', handle }
+    // the rest of the route (its `untrustedOrigins` guard) stays as it is
+    if (upgrade === undefined) return { ...route, kind: 'raw', handle }
     return {
+      ...route,
       kind: 'raw',
       handle,
       upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
