@@ -7,6 +7,7 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { type SnowParams, validateSnowParams } from '../../actors/consensus/params.js'
 import { loadNetworkGenesis, type NetworkGenesis } from '../chains/genesis/load.js'
+import { dashboardEnabled } from './dashboard.js'
 import type { FlagName } from './flags.js'
 import { isPublicNetwork, NetworkId, networkName, parseNetworkId } from './networks.js'
 import { ConfigError, collect, type RawConfig } from './sources.js'
@@ -82,6 +83,8 @@ export interface NodeConfig {
   fees: { txFee: string; createAssetTxFee: string }
   processContextFile: string
   inspect: { enabled: boolean; port: number }
+  /** `--api-dashboard-enabled`, decided by src/config/dashboard.ts */
+  dashboard: { enabled: boolean }
 }
 
 const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY'
@@ -238,6 +241,13 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
     },
     processContextFile: path('process-context-file'),
     inspect: { enabled: raw.get<boolean>('inspect-actors'), port: raw.get<number>('inspect-port') },
+    dashboard: {
+      enabled: dashboardEnabled(
+        raw.isSet('api-dashboard-enabled') ? raw.get<boolean>('api-dashboard-enabled') : undefined,
+        dev,
+        raw.get<string>('http-host'),
+      ),
+    },
   })
 }
 

@@ -43,6 +43,7 @@ import {
   seedGenesisSharedMemory,
   seedPresetSharedMemory,
 } from './chain-startup.js'
+import { createDashboard } from './dashboard.js'
 import { evmHost } from './evm-host.js'
 import { startInspector } from './inspector.js'
 import { registerDefaultAliases } from './routes.js'
@@ -227,9 +228,25 @@ async function build(
     process.env.FIRN_CHECK_ACTOR_SNAPSHOTS === '1'
       ? snapshotChecker((actor, path) => log.error('actor context is not JSON-safe', { actor, path }))
       : undefined
+  // --api-dashboard-enabled: /ext/dashboard (src/node/dashboard.ts), fed by the same inspection events
+  const dashboard = config.dashboard.enabled
+    ? createDashboard({
+        nodeId,
+        networkId: config.networkId,
+        version: SEMVER,
+        dev: config.dev,
+        allowedHosts: config.http.allowedHosts,
+        chains: chainList,
+        runtimes,
+        p2p,
+        log: logs.get('http'),
+      })
+    : undefined
+  if (dashboard) cleanups.push(() => dashboard.close())
   const inspect = (ev: InspectionEvent) => {
     mailbox.observe(ev)
     inspector?.inspect(ev)
+    dashboard?.inspect(ev)
     checkSnapshot?.(ev)
   }
   const logic = nodeMachine.provide({
@@ -266,6 +283,7 @@ async function build(
   })
   actor.start()
   system = actor.system
+  dashboard?.attach(actor.system)
   cleanups.push(() => {
     actor.send({ type: 'node.shutdown' })
     actor.stop()
@@ -292,6 +310,11 @@ async function build(
     log: logs.get('http'),
   })
   cleanups.push(() => http.close())
+  // the dashboard's streams end before the server waits for its requests to finish
+  if (dashboard) {
+    dashboard.mount(http.router)
+    cleanups.push(() => dashboard.route.close())
+  }
   const onError = (method: string, err: unknown) => logs.get('http').debug('call failed', { method, err })
   if (config.api.infoEnabled) {
     const info = infoService({
@@ -343,6 +366,7 @@ async function build(
   const bound = await http.listen()
   const url = `http://${bound.host.includes(':') ? `[${bound.host}]` : bound.host}:${bound.port}`
   log.info('HTTP API server listening', { url, admin: config.api.adminEnabled, info: config.api.infoEnabled })
+  if (dashboard) log.info('dashboard: open this page in a browser', { url: `${url}/ext/dashboard` })
 
   const stakingAddress = config.publicIp.includes(':')
     ? `[${config.publicIp}]:${network.port}`
