@@ -227,11 +227,18 @@
 
   const drawCharts = () => {
     const aliases = [...new Set(samples.flatMap((s) => Object.keys(s.chains)))]
+    // a chain's points where `f` has a value (no height until the chain accepts a block)
     const per = (f) =>
-      aliases.map((a) => ({ name: a, points: samples.filter((s) => s.chains[a]).map((s) => [s.at, f(s, a)]) }))
+      aliases.map((a) => ({
+        name: a,
+        points: samples.flatMap((s) => {
+          const v = s.chains[a] === undefined ? null : f(s, a)
+          return v === null ? [] : [[s.at, v]]
+        }),
+      }))
     drawChart(
       $('chart-height'),
-      per((s, a) => s.chains[a].height ?? 0),
+      per((s, a) => s.chains[a].height),
     )
     drawChart(
       $('chart-tx'),
