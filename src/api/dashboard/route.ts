@@ -105,9 +105,15 @@ export function createDashboardRoute(opts: DashboardRouteOptions): DashboardRout
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
     })
+    const end = (): void => {
+      streams.get(res)?.unsubscribe()
+      streams.delete(res)
+    }
     const send = (text: string): void => {
+      if (res.destroyed) return
       if (res.writableLength > maxBuffered) {
         opts.log?.warn('dashboard: dropping a page that does not keep up', { buffered: res.writableLength })
+        end()
         res.destroy()
         return
       }
@@ -115,11 +121,8 @@ export function createDashboardRoute(opts: DashboardRouteOptions): DashboardRout
     }
     send(`retry: 2000\n\n${sse('hello', JSON.stringify({ samples: opts.sampler.history() }))}`)
     send(frameText(false))
+    if (res.destroyed) return
     streams.set(res, frames$.subscribe(send))
-    const end = (): void => {
-      streams.get(res)?.unsubscribe()
-      streams.delete(res)
-    }
     req.once('close', end)
     res.once('close', end)
   }
