@@ -93,7 +93,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       lastReceived: p.lastReceived.getTime(),
       lastSent: p.lastSent.getTime(),
     }))
-  const view = () => ({
+  const view = (shared: boolean) => ({
     at: Date.now(),
     node: {
       nodeId: deps.nodeId,
@@ -103,7 +103,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       startedAt,
       pid: process.pid,
     },
-    actors: actors.rows(),
+    actors: actors.rows(shared),
     chains: chains(),
     peers: peers(),
   })

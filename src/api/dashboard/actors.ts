@@ -28,7 +28,7 @@ export interface ActorRow {
   /** the state value of a machine; the status of anything else */
   state: unknown
   status: string
-  /** the context as JSON text, cut at the context budget */
+  /** the context as JSON text, cut at the context budget; left out of a shared frame when unchanged */
   context?: string
   /** the latest events it received, oldest first */
   events: RecentEvent[]
@@ -48,7 +48,17 @@ export interface ActorRegistryOptions {
 
 interface Entry {
   ref: AnyActorRef
-  events: RecentEvent[]
+  /** the last events, a ring: `next` is the oldest once `count` reached its length */
+  types: string[]
+  ats: number[]
+  froms: (string | undefined)[]
+  next: number
+  count: number
+  /** the context whose text is `contextText` (snapshots are immutable: the same object is the same context) */
+  context: unknown
+  contextText: string | undefined
+  /** the context last sent in a shared frame */
+  sent: unknown
 }
 
 /** how many registrations between sweeps of stopped actors */
@@ -77,14 +87,27 @@ export class ActorRegistry {
       const entry = this.#live.get(ev.actorRef.sessionId)
       if (entry === undefined) return
       const source = ev.sourceRef as { systemId?: string; id: string; sessionId: string } | undefined
-      const recent: RecentEvent = { type: String(ev.event.type), at: this.#now() }
-      if (source !== undefined && source.sessionId !== ev.actorRef.sessionId) recent.from = source.systemId ?? source.id
-      entry.events.push(recent)
-      if (entry.events.length > this.#eventsPerActor) entry.events.shift()
+      const i = entry.next
+      entry.types[i] = ev.event.type
+      entry.ats[i] = this.#now()
+      entry.froms[i] =
+        source !== undefined && source.sessionId !== ev.actorRef.sessionId ? (source.systemId ?? source.id) : undefined
+      entry.next = (i + 1) % this.#eventsPerActor
+      if (entry.count < this.#eventsPerActor) entry.count++
     } else if (ev.type === '@xstate.snapshot') {
       this.#onChange()
     } else if (ev.type === '@xstate.actor') {
-      this.#live.set(ev.actorRef.sessionId, { ref: ev.actorRef as AnyActorRef, events: [] })
+      this.#live.set(ev.actorRef.sessionId, {
+        ref: ev.actorRef as AnyActorRef,
+        types: [],
+        ats: [],
+        froms: [],
+        next: 0,
+        count: 0,
+        context: undefined,
+        contextText: undefined,
+        sent: undefined,
+      })
       if (++this.#added % SWEEP_EVERY === 0) this.#sweep()
       this.#onChange()
     }
@@ -95,10 +118,15 @@ export class ActorRegistry {
     return this.#live.size
   }
 
-  /** Every live actor, parents before children (registration order); stopped actors are forgotten here. */
-  rows(): ActorRow[] {
+  /**
+   * Every live actor, parents before children (registration order); stopped actors are forgotten here. With
+   * `changedOnly` (the frames every page shares), a row carries its context only when it changed since the last
+   * such call; otherwise (a page's first frame) every row carries it. Context texts are kept until they change.
+   */
+  rows(changedOnly = false): ActorRow[] {
     const out: ActorRow[] = []
-    for (const [sessionId, { ref, events }] of this.#live) {
+    for (const [sessionId, entry] of this.#live) {
+      const ref = entry.ref
       const snap = ref.getSnapshot() as { status?: string; value?: unknown; context?: unknown } | undefined
       const status = snap?.status ?? 'unknown'
       if (status !== 'active') {
@@ -115,12 +143,31 @@ export class ActorRegistry {
         kind: machine ? 'machine' : 'slot',
         state: machine ? snap.value : status,
         status,
-        events: events.slice(),
+        events: this.#events(entry),
       }
       if (systemId !== undefined) row.systemId = systemId
       if (parent !== undefined) row.parent = parent
-      if (machine && snap.context !== undefined) row.context = boundedJson(snap.context, this.#contextChars)
+      if (machine && snap.context !== undefined) {
+        if (entry.context !== snap.context || entry.contextText === undefined) {
+          entry.context = snap.context
+          entry.contextText = boundedJson(snap.context, this.#contextChars)
+        }
+        if (!changedOnly || entry.sent !== snap.context) row.context = entry.contextText
+        if (changedOnly) entry.sent = snap.context
+      }
       out.push(row)
+    }
+    return out
+  }
+
+  /** the ring's events, oldest first */
+  #events(e: Entry): RecentEvent[] {
+    const out: RecentEvent[] = []
+    const start = e.count < this.#eventsPerActor ? 0 : e.next
+    for (let k = 0; k < e.count; k++) {
+      const i = (start + k) % this.#eventsPerActor
+      const from = e.froms[i]
+      out.push(from === undefined ? { type: e.types[i]!, at: e.ats[i]! } : { type: e.types[i]!, at: e.ats[i]!, from })
     }
     return out
   }

@@ -5,7 +5,8 @@
  *
  * - `hello` once: the samples kept so far (the charts' history);
  * - `frame` every second, and at most every `minFrameGapMs` while actors change: the whole view (actors, chains,
- *   peers, node) and the samples taken since the previous frame.
+ *   peers, node) and the samples taken since the previous frame; an actor's context only when it changed since the
+ *   previous frame (a page's first frame has them all).
  *
  * Frames are built once for every page (an RxJS `share` of a timer and the actor system's changes, running only
  * while a page is connected). Each page's unsent bytes are bounded: a page that stops reading is disconnected
@@ -28,8 +29,8 @@ export interface DashboardLog {
 export interface DashboardRouteOptions {
   /** `--http-allowed-hosts` (access.ts) */
   allowedHosts: readonly string[]
-  /** the whole view now: actors, chains, peers, node (JSON-safe) */
-  view: () => object
+  /** the whole view now: actors, chains, peers, node (JSON-safe); `shared`: actors' contexts only when changed */
+  view: (shared: boolean) => object
   sampler: Sampler
   /** something in the actor system changed (a new actor, a snapshot) */
   changes$: Observable<void>
@@ -80,11 +81,12 @@ export function createDashboardRoute(opts: DashboardRouteOptions): DashboardRout
   const streams = new Map<ServerResponse, Subscription>()
   let lastSampleAt = 0
 
-  const frameText = (withSamples: boolean): string => {
-    const samples = withSamples ? opts.sampler.since(lastSampleAt) : []
+  /** a shared frame (every page's: the new samples, changed contexts) or a page's first (no samples, all) */
+  const frameText = (shared: boolean): string => {
+    const samples = shared ? opts.sampler.since(lastSampleAt) : []
     const last = samples.at(-1)
     if (last !== undefined) lastSampleAt = last.at
-    return sse('frame', JSON.stringify({ ...opts.view(), samples }))
+    return sse('frame', JSON.stringify({ ...opts.view(shared), samples }))
   }
   // one frame for every page, built only while pages are connected
   const frames$ = merge(

@@ -54,6 +54,8 @@
   // ---- actors ---------------------------------------------------------------------------------------------
 
   const openActors = new Set()
+  /** each actor's context text: a frame carries it only when it changed */
+  const contexts = new Map()
 
   const actorItem = (row, children, now) => {
     const name = row.systemId ?? row.id
@@ -65,21 +67,30 @@
       row.systemId !== undefined && row.systemId !== row.id ? el('span', { class: 'id' }, row.id) : undefined,
       el('span', { class: 'state', 'data-state': state }, state),
     )
-    const events = el('ol', {})
-    for (const e of row.events) {
-      events.append(el('li', {}, `${e.type}${e.from ? ` from ${e.from}` : ''} (${ago(e.at, now)})`))
+    const details = el('details', { 'data-session': row.sessionId }, summary)
+    // the detail is built only while open (contexts can be large)
+    const detail = () => {
+      const events = el('ol', {})
+      for (const e of row.events) {
+        events.append(el('li', {}, `${e.type}${e.from ? ` from ${e.from}` : ''} (${ago(e.at, now)})`))
+      }
+      const context = contexts.get(row.sessionId)
+      return el(
+        'div',
+        { class: 'detail' },
+        context === undefined ? undefined : el('div', {}, 'context', el('pre', {}, pretty(context))),
+        el('div', {}, row.events.length === 0 ? 'no events yet' : 'recent events, oldest first', events),
+      )
     }
-    const detail = el(
-      'div',
-      { class: 'detail' },
-      row.context === undefined ? undefined : el('div', {}, 'context', el('pre', {}, pretty(row.context))),
-      el('div', {}, row.events.length === 0 ? 'no events yet' : 'recent events, oldest first', events),
-    )
-    const details = el('details', { 'data-session': row.sessionId }, summary, detail)
-    if (openActors.has(row.sessionId)) details.open = true
+    if (openActors.has(row.sessionId)) {
+      details.append(detail())
+      details.open = true
+    }
     details.addEventListener('toggle', () => {
-      if (details.open) openActors.add(row.sessionId)
-      else openActors.delete(row.sessionId)
+      if (details.open) {
+        openActors.add(row.sessionId)
+        if (details.querySelector(':scope > .detail') === null) details.append(detail())
+      } else openActors.delete(row.sessionId)
     })
     const li = el('li', { class: row.kind, 'data-actor': name, 'data-kind': row.kind }, details)
     if (children.length > 0) li.append(el('ul', {}, ...children))
@@ -88,6 +99,8 @@
 
   const renderActors = (rows, now) => {
     const bySession = new Map(rows.map((r) => [r.sessionId, r]))
+    for (const r of rows) if (r.context !== undefined) contexts.set(r.sessionId, r.context)
+    for (const id of contexts.keys()) if (!bySession.has(id)) contexts.delete(id)
     const kids = new Map()
     const roots = []
     for (const r of rows) {

@@ -82,6 +82,15 @@ describe('ActorRegistry', () => {
     assert.equal(io.kind, 'slot')
     assert.equal(io.state, 'active')
     assert.ok(changes > 0)
+    // shared frames carry a context only when it changed since the last shared frame; a first frame has them all
+    const context = (rows: ReturnType<typeof registry.rows>) => rows.find((x) => x.id === actor.id)?.context
+    assert.equal(context(registry.rows(true)), '{"count":3}')
+    assert.equal(context(registry.rows(true)), undefined)
+    assert.equal(context(registry.rows()), '{"count":3}')
+    actor.send({ type: 'bump' })
+    assert.equal(context(registry.rows(true)), '{"count":4}')
+    // the ring keeps the last two, oldest first
+    assert.equal(registry.rows().find((x) => x.id === actor.id)?.events.length, 2)
     actor.stop()
     assert.deepEqual(registry.rows(), [])
     assert.equal(registry.size, 0)
