@@ -230,17 +230,7 @@ async function build(
       : undefined
   // --api-dashboard-enabled: /ext/dashboard (src/node/dashboard.ts), fed by the same inspection events
   const dashboard = config.dashboard.enabled
-    ? createDashboard({
-        nodeId,
-        networkId: config.networkId,
-        version: SEMVER,
-        dev: config.dev,
-        allowedHosts: config.http.allowedHosts,
-        chains: chainList,
-        runtimes,
-        p2p,
-        log: logs.get('http'),
-      })
+    ? createDashboard({ config, nodeId, chains: chainList, runtimes, p2p, log: logs.get('http') })
     : undefined
   if (dashboard) cleanups.push(() => dashboard.close())
   const inspect = (ev: InspectionEvent) => {

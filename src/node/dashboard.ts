@@ -13,15 +13,14 @@ import { ActorRegistry } from '../api/dashboard/actors.js'
 import { createDashboardRoute, type DashboardLog, type DashboardRoute } from '../api/dashboard/route.js'
 import { Sampler } from '../api/dashboard/samples.js'
 import type { Router } from '../api/http/router.js'
+import type { NodeConfig } from '../config/node-config.js'
+import { SEMVER } from '../config/version.js'
 import type { Network } from '../network/network.js'
 import type { ChainRuntimes } from './chain-runtimes.js'
 
 export interface DashboardDeps {
+  config: Pick<NodeConfig, 'networkId' | 'dev' | 'http'>
   nodeId: string
-  networkId: number
-  version: string
-  dev: boolean
-  allowedHosts: readonly string[]
   /** the chains the node runs, C first */
   chains: readonly { chainId: string; alias: string }[]
   runtimes: ChainRuntimes
@@ -97,9 +96,9 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     at: Date.now(),
     node: {
       nodeId: deps.nodeId,
-      networkId: deps.networkId,
-      version: deps.version,
-      dev: deps.dev,
+      networkId: deps.config.networkId,
+      version: SEMVER,
+      dev: deps.config.dev,
       startedAt,
       pid: process.pid,
     },
@@ -108,7 +107,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     peers: peers(),
   })
   const route = createDashboardRoute({
-    allowedHosts: deps.allowedHosts,
+    allowedHosts: deps.config.http.allowedHosts,
     view,
     sampler,
     changes$,
