@@ -82,7 +82,16 @@ export interface ChainContext extends ChainInput {
   /** from initialization: the engine runs in normalOp (else the lone validator's producer) */
   hasOtherValidators: boolean
   /** the bootstrapper's last progress report */
-  progress: { phase: ChainPhase; round: number; fetched: number; executed: number } | null
+  progress: {
+    phase: ChainPhase
+    round: number
+    fetched: number
+    executed: number
+    remaining: number
+    /** blocks per second in the current phase */
+    rate: number
+    etaSeconds: number | null
+  } | null
 }
 
 /** The bootstrapper's output (actors/consensus/bootstrapper.types.ts): `error` when it failed. */
@@ -293,6 +302,9 @@ export const chainMachine = setup({
               round: event.round,
               fetched: event.fetched,
               executed: event.executed,
+              remaining: event.remaining,
+              rate: event.rate,
+              etaSeconds: event.etaSeconds,
             }),
           }),
         },

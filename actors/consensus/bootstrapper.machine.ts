@@ -56,6 +56,7 @@ export function progressOf(c: BootstrapperContext): BootstrapProgress {
     round: c.round,
     fetched: c.fetched,
     executed: c.executed,
+    remaining: c.remaining,
     rate,
     etaSeconds,
   }
@@ -98,6 +99,9 @@ export const bootstrapperMachine = setup({
         round: progress.round,
         fetched: progress.fetched,
         executed: progress.executed,
+        remaining: progress.remaining,
+        rate: progress.rate,
+        etaSeconds: progress.etaSeconds,
       }
       enqueue.sendTo(chain, report)
     }),

@@ -131,6 +131,8 @@ export type BootstrapProgress = {
   round: number
   fetched: number
   executed: number
+  /** blocks still to fetch or execute in the current phase, as far as known */
+  remaining: number
   /** blocks per second in the current phase */
   rate: number
   etaSeconds: number | null
@@ -143,6 +145,12 @@ export interface ChainBootstrapProgress {
   round: number
   fetched: number
   executed: number
+  /** blocks still to fetch or execute in the current phase, as far as known */
+  remaining: number
+  /** blocks per second in the current phase */
+  rate: number
+  /** remaining / rate, rounded up; null while the rate is unknown */
+  etaSeconds: number | null
 }
 
 export type BootstrapperEmitted =

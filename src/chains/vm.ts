@@ -100,6 +100,8 @@ export interface VmBlock {
   readonly timestampMs: number
   /** the block's bytes (consensus wraps them in Firn's signed container) */
   readonly bytes: Uint8Array
+  /** the transactions the block holds, when the VM counts them (the dashboard's tx rate); optional for plugins */
+  readonly txCount?: number
   /** checks the block against its parent (executes it); throws with the reason */
   verify(): Promise<void>
   /** the block is final: apply it; `extra` writes go in the same batch as the block (the proposer's signature) */

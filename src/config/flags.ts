@@ -141,6 +141,11 @@ export const FLAGS = {
   'process-context-file': f('string', '$DATA_DIR/process.json', 'Where {pid, uri, stakingAddress} is written'),
   'inspect-actors': f('bool', false, 'Attach @statelyai/inspect to the actor system (see docs/operations.md)'),
   'inspect-port': f('uint', 8080, 'Port of the local inspector relay used by --inspect-actors'),
+  'api-dashboard-enabled': f(
+    'bool',
+    false,
+    'Serve the live dashboard at /ext/dashboard (unset: on with --dev or a loopback --http-host, see docs/operations.md)',
+  ),
 } satisfies Record<string, FlagSpec>
 
 export type FlagName = keyof typeof FLAGS

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path'
 import { type SnowParams, validateSnowParams } from '../../actors/consensus/params.js'
 import { LOOPBACK_ORIGINS } from '../api/http/origin-policy.js'
 import { loadNetworkGenesis, type NetworkGenesis } from '../chains/genesis/load.js'
+import { dashboardEnabled } from './dashboard.js'
 import type { FlagName } from './flags.js'
 import { type HttpTlsConfig, httpTlsConfig } from './http-tls.js'
 import { isPublicNetwork, NetworkId, networkName, parseNetworkId } from './networks.js'
@@ -97,6 +98,8 @@ export interface NodeConfig {
   processContextFile: string
   /** `--inspect-actors`; `origins`: the pages whose WebSocket the inspector accepts (loopback + trusted origins) */
   inspect: { enabled: boolean; port: number; origins: string[] }
+  /** `--api-dashboard-enabled`, decided by src/config/dashboard.ts */
+  dashboard: { enabled: boolean }
 }
 
 const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY'
@@ -274,6 +277,13 @@ export function buildNodeConfig(raw: RawConfig, env: NodeJS.ProcessEnv): NodeCon
       enabled: raw.get<boolean>('inspect-actors'),
       port: raw.get<number>('inspect-port'),
       origins: [...LOOPBACK_ORIGINS, ...(trustedExplicit ? trustedOrigins : [])],
+    },
+    dashboard: {
+      enabled: dashboardEnabled(
+        raw.isSet('api-dashboard-enabled') ? raw.get<boolean>('api-dashboard-enabled') : undefined,
+        dev,
+        raw.get<string>('http-host'),
+      ),
     },
   })
 }

@@ -31,7 +31,7 @@ import type { Validator, ValidatorSet } from '../network/validators.js'
 import type { MailboxStats } from '../profiling/mailbox-stats.js'
 import { profilerImplementation } from '../profiling/profiler.impl.js'
 import { chainAppSender } from './chain-app-sender.js'
-import type { ChainRuntime } from './chain-runtimes.js'
+import type { AcceptedBlock, ChainRuntime } from './chain-runtimes.js'
 import type { EvmHost } from './evm-host.js'
 
 export interface OpenedChain extends ChainRuntime {
@@ -64,19 +64,25 @@ export interface ChainHostDeps {
  * The VM with every block it hands out reporting its acceptance: consensus and the producer accept through it,
  * so `accepted$` carries each accepted block whichever path accepted it.
  */
-function watchAccepts(vm: ChainVm): { vm: ChainVm; accepted$: Observable<{ height: number; id: string }> } {
-  const accepted = new Subject<{ height: number; id: string }>()
+function watchAccepts(vm: ChainVm): { vm: ChainVm; accepted$: Observable<AcceptedBlock> } {
+  const accepted = new Subject<AcceptedBlock>()
   const watched = (b: VmBlock): VmBlock => ({
     id: b.id,
     parentId: b.parentId,
     height: b.height,
     timestampMs: b.timestampMs,
     bytes: b.bytes,
+    ...(b.txCount === undefined ? {} : { txCount: b.txCount }),
     verify: () => b.verify(),
     reject: () => b.reject(),
     async accept(extra) {
       await b.accept(extra)
-      accepted.next({ height: b.height, id: b.id })
+      accepted.next({
+        height: b.height,
+        id: b.id,
+        timestampMs: b.timestampMs,
+        ...(b.txCount === undefined ? {} : { txCount: b.txCount }),
+      })
     },
   })
   const maybe = (b: VmBlock | undefined) => (b === undefined ? undefined : watched(b))

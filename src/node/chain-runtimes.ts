@@ -10,6 +10,16 @@ import type { SnowmanChain } from '../chains/snowman/chain.js'
 import type { Logger } from '../log/logger.js'
 import type { ProfilerOps } from '../profiling/profiler.impl.js'
 
+/** A block the chain accepted, as `accepted$` carries it. */
+export interface AcceptedBlock {
+  height: number
+  id: string
+  /** the block's own time, unix ms */
+  timestampMs: number
+  /** its transactions, when the VM counts them */
+  txCount?: number
+}
+
 export interface ChainRuntime {
   chainId: string
   alias: string
@@ -22,7 +32,7 @@ export interface ChainRuntime {
   /** the chain's consensus on the peer network (bootstrapper and engine IO); absent: it has none */
   snowman?: SnowmanChain
   /** the blocks the chain accepts, in order (the chain actor keeps the last one) */
-  accepted$?: Observable<{ height: number; id: string }>
+  accepted$?: Observable<AcceptedBlock>
   /** admits parked transactions (`chain.admitTxs`, src/node/tx-admission.ts); absent: the chain takes none */
   admitTxs?: (e: Extract<ChainEmitted, { type: 'chain.admitTxs' }>) => Promise<TxsAdmitted>
   /** the chain admin API's profile writers (`profiler:<alias>`); absent: the chain serves no profiler */

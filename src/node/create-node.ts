@@ -18,11 +18,9 @@ import { loadVmPlugins } from '../chains/plugins.js'
 import type { ChainVm } from '../chains/vm.js'
 import { VmRegistry } from '../chains/vm-registry.js'
 import type { NodeConfig } from '../config/node-config.js'
-import { DATABASE_VERSION, SEMVER } from '../config/version.js'
+import { DATABASE_VERSION } from '../config/version.js'
 import { checkDatabaseVersion, type Database, openDatabase } from '../db/open.js'
-import { loadOrCreateSigner } from '../identity/bls.js'
-import { loadOrCreateStakingIdentity } from '../identity/staking.js'
-import { LogManager } from '../log/logger.js'
+import type { LogManager } from '../log/logger.js'
 import { NodeMetrics } from '../metrics/node-metrics.js'
 import { benchlistSettings } from '../network/benching.js'
 import { Network } from '../network/network.js'
@@ -34,8 +32,10 @@ import { openChain } from './chain-host.js'
 import { ChainRuntimes } from './chain-runtimes.js'
 import { chainLogic } from './chain-slots.js'
 import { awaitInstalledChains, declareChainRoutes, declareChains } from './chain-startup.js'
+import { createDashboard } from './dashboard.js'
 import { evmHost } from './evm-host.js'
 import { startHealth } from './health-host.js'
+import { openIdentity } from './identity.js'
 import { startInspector } from './inspector.js'
 import { mountNodeApis, registerDefaultAliases } from './routes.js'
 import { snapshotChecker } from './snapshot-check.js'
@@ -82,31 +82,8 @@ async function build(
 ): Promise<FirnNode> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o750 })
 
-  const identity = await loadOrCreateStakingIdentity({
-    keyPath: config.staking.keyPath,
-    certPath: config.staking.certPath,
-    keyExplicit: config.staking.keyExplicit,
-    certExplicit: config.staking.certExplicit,
-  })
-  const signer = await loadOrCreateSigner({
-    path: config.staking.signerKeyPath,
-    explicit: config.staking.signerExplicit,
-  })
-  const nodeId = identity.nodeId
-  const nodePOP = signer.proofOfPossession()
-
-  const logs = new LogManager({
-    dir: config.log.dir,
-    level: config.log.level,
-    displayLevel: config.log.displayLevel,
-    display: opts.display,
-  })
+  const { identity, signer, nodeId, nodePOP, logs, log } = await openIdentity(config, opts.display)
   cleanups.push(() => logs.close())
-  const log = logs.get('main')
-  logs.get('http')
-  logs.get('network')
-  log.info('starting firn', { version: SEMVER, nodeID: nodeId, networkID: config.networkId, dataDir: config.dataDir })
-  log.info('node proof of possession', nodePOP)
 
   const db: Database = await openDatabase({ type: config.db.type, path: config.db.path })
   cleanups.push(() => db.close())
@@ -230,9 +207,15 @@ async function build(
     process.env.FIRN_CHECK_ACTOR_SNAPSHOTS === '1'
       ? snapshotChecker((actor, path) => log.error('actor context is not JSON-safe', { actor, path }))
       : undefined
+  // --api-dashboard-enabled: /ext/dashboard (src/node/dashboard.ts), fed by the same inspection events
+  const dashboard = config.dashboard.enabled
+    ? createDashboard({ config, nodeId, chains: chainList, runtimes, p2p, log: logs.get('http') })
+    : undefined
+  if (dashboard) cleanups.push(() => dashboard.close())
   const inspect = (ev: InspectionEvent) => {
     mailbox.observe(ev)
     inspector?.inspect(ev)
+    dashboard?.inspect(ev)
     checkSnapshot?.(ev)
   }
   const logic = nodeMachine.provide({
@@ -269,6 +252,7 @@ async function build(
   })
   actor.start()
   system = actor.system
+  dashboard?.attach(actor.system)
   cleanups.push(() => {
     actor.send({ type: 'node.shutdown' })
     actor.stop()
@@ -305,6 +289,11 @@ async function build(
     ...(metrics && { wrapRoute: metrics.routeWrapper((chainId) => chains.aliaser.primaryAlias(chainId)) }),
   })
   cleanups.push(() => http.close())
+  // the dashboard's streams end before the server waits for its requests to finish
+  if (dashboard) {
+    dashboard.mount(http.router)
+    cleanups.push(() => dashboard.route.close())
+  }
   const onError = (method: string, err: unknown) => logs.get('http').debug('call failed', { method, err })
   const observer = metrics?.rpc.endpoint // each endpoint's JSON-RPC call observer, when metrics are on
   if (metrics !== undefined) http.router.addRoute('metrics', '', metricsRoute(metrics))
@@ -365,6 +354,7 @@ async function build(
   await http.listen()
   const url = http.url
   log.info('HTTP API server listening', { url, admin: config.api.adminEnabled, info: config.api.infoEnabled })
+  if (dashboard) log.info('dashboard: open this page in a browser', { url: `${url}/ext/dashboard` })
 
   const stakingAddress = config.publicIp.includes(':')
     ? `[${config.publicIp}]:${network.port}`

@@ -21,6 +21,8 @@ export class EvmBlock implements VmBlock {
     readonly hash: Uint8Array,
     readonly header: AvaHeader,
     readonly bytes: Uint8Array,
+    /** its EVM transactions (every path that makes one has them decoded already) */
+    readonly txCount: number,
   ) {
     this.id = bytesToHex(hash)
     this.parentId = bytesToHex(header.parentHash)
@@ -30,8 +32,8 @@ export class EvmBlock implements VmBlock {
 
   /** Decodes a block's RLP; throws when the bytes are not an EVM block. */
   static parse(evm: EvmVm, rlp: Uint8Array): EvmBlock {
-    const { header } = decodeBlock(rlp)
-    return new EvmBlock(evm, headerHash(header), header, rlp)
+    const { header, txs } = decodeBlock(rlp)
+    return new EvmBlock(evm, headerHash(header), header, rlp, txs.length)
   }
 
   async verify(): Promise<void> {

@@ -173,7 +173,7 @@ export class EvmChainVm implements ChainVm {
       await evm.rejectBlock(built.hash)
       return undefined
     }
-    return new EvmBlock(evm, built.hash, built.header, built.rlp)
+    return new EvmBlock(evm, built.hash, built.header, built.rlp, built.txs.length)
   }
 
   async parseBlock(bytes: Uint8Array): Promise<VmBlock> {
@@ -184,10 +184,14 @@ export class EvmChainVm implements ChainVm {
     const { evm } = this.#open()
     if (!BLOCK_ID.test(id)) return undefined
     const pending = evm.core.executor.pending.get(id)
-    if (pending !== undefined) return new EvmBlock(evm, pending.hash, pending.header, pending.rlp)
+    if (pending !== undefined) {
+      return new EvmBlock(evm, pending.hash, pending.header, pending.rlp, pending.txs.length)
+    }
     const hash = hexToBytes(id as `0x${string}`)
     const rlp = await evm.core.store.getBlock(hash)
-    return rlp === undefined ? undefined : new EvmBlock(evm, hash, decodeBlock(rlp).header, rlp)
+    if (rlp === undefined) return undefined
+    const { header, txs } = decodeBlock(rlp)
+    return new EvmBlock(evm, hash, header, rlp, txs.length)
   }
 
   setPreference(id: string): void {

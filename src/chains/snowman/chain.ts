@@ -125,8 +125,9 @@ export class SnowmanChain {
             round: e.round,
             fetched: e.fetched,
             executed: e.executed,
+            remaining: e.remaining,
             blocksPerSecond: Math.round(e.rate * 10) / 10,
-            etaSeconds: e.etaSeconds,
+            eta: e.etaSeconds === null ? 'unknown' : formatGoDuration(BigInt(e.etaSeconds) * 1_000_000_000n),
             elapsedSeconds: Math.round((this.#now() - started) / 1000),
           })
         } else if (e.type === 'bootstrap.beaconsNotConnected') {

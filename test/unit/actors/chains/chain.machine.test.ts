@@ -123,8 +123,19 @@ describe('chain machine (pure steps)', () => {
       round: 1,
       fetched: 10,
       executed: 4,
+      remaining: 90,
+      rate: 5,
+      etaSeconds: 18,
     })
-    assert.deepEqual(s2.context.progress, { phase: 'fetchingAncestors', round: 1, fetched: 10, executed: 4 })
+    assert.deepEqual(s2.context.progress, {
+      phase: 'fetchingAncestors',
+      round: 1,
+      fetched: 10,
+      executed: 4,
+      remaining: 90,
+      rate: 5,
+      etaSeconds: 18,
+    })
     // another child's end is not the bootstrapper's
     const [s3] = transition(chainMachine, s2, done('profiler:C', undefined))
     assert.equal(s3.value, 'bootstrapping')
@@ -225,7 +236,15 @@ describe('chain machine (running)', () => {
     const s = await waitFor(actor, (x) => x.value === 'normalOp', { timeout: 5_000 })
     assert.deepEqual(seen, ['bootstrapping', 'normalOp'])
     // the bootstrapper told its parent where it got to, then ended
-    assert.deepEqual(s.context.progress, { phase: 'executing', round: 0, fetched: 0, executed: 0 })
+    assert.deepEqual(s.context.progress, {
+      phase: 'executing',
+      round: 0,
+      fetched: 0,
+      executed: 0,
+      remaining: 0,
+      rate: 0,
+      etaSeconds: null,
+    })
     assert.equal(actor.system.get(SystemId.bootstrapper('C')), undefined)
     const engine = actor.system.get(SystemId.engine('C'))
     assert.ok(engine)
