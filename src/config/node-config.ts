@@ -2,12 +2,13 @@
  * NodeConfig: the frozen, validated configuration every module reads. `loadNodeConfig(argv, env)` checks
  * everything before anything is written; errors carry the reference's texts.
  */
-import { statSync } from 'node:fs'
+
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { type SnowParams, validateSnowParams } from '../../actors/consensus/params.js'
 import { LOOPBACK_ORIGINS } from '../api/http/origin-policy.js'
 import { loadNetworkGenesis, type NetworkGenesis } from '../chains/genesis/load.js'
+import { checkBenchlist, checkDirExists, deepFreeze, defaultPublicIp, isIpLiteral } from './config-checks.js'
 import { dashboardEnabled } from './dashboard.js'
 import type { FlagName } from './flags.js'
 import { type HttpTlsConfig, httpTlsConfig } from './http-tls.js'
@@ -378,47 +379,4 @@ function snowParams(raw: RawConfig): SnowParams {
   const invalid = validateSnowParams(p)
   if (invalid !== null) throw new ConfigError(invalid)
   return p
-}
-
-function checkBenchlist(b: NodeConfig['benchlist']): NodeConfig['benchlist'] {
-  if (!(b.halflifeMs > 0)) throw new ConfigError('--benchlist-halflife must be positive')
-  for (const [name, p] of [
-    ['benchlist-bench-probability', b.benchProbability],
-    ['benchlist-unbench-probability', b.unbenchProbability],
-  ] as const) {
-    if (!(p > 0 && p < 1)) throw new ConfigError(`--${name} must be in the range (0, 1), got ${p}`)
-  }
-  if (!(b.unbenchProbability < b.benchProbability)) {
-    throw new ConfigError('--benchlist-unbench-probability must be less than --benchlist-bench-probability')
-  }
-  if (!(b.benchDurationMs > 0)) throw new ConfigError('--benchlist-duration must be positive')
-  return b
-}
-
-function checkDirExists(dir: string): void {
-  let isDir: boolean
-  try {
-    isDir = statSync(dir).isDirectory()
-  } catch (err) {
-    throw new ConfigError(`plugin dir ${JSON.stringify(dir)} not found: ${(err as Error).message}`)
-  }
-  if (!isDir) throw new ConfigError(`plugin dir is not a directory: ${JSON.stringify(dir)}`)
-}
-
-/** With no --public-ip the node does not ask the internet: it uses its staking host, or loopback. */
-function defaultPublicIp(stakingHost: string): string {
-  if (stakingHost === '' || stakingHost === '0.0.0.0' || stakingHost === '::') return '127.0.0.1'
-  return stakingHost
-}
-
-function isIpLiteral(s: string): boolean {
-  return /^(\d{1,3})(\.\d{1,3}){3}$/.test(s) || (s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s))
-}
-
-function deepFreeze<T>(o: T): T {
-  if (typeof o === 'object' && o !== null) {
-    for (const v of Object.values(o)) deepFreeze(v)
-    Object.freeze(o)
-  }
-  return o
 }
