@@ -82,16 +82,7 @@ export interface ChainContext extends ChainInput {
   /** from initialization: the engine runs in normalOp (else the lone validator's producer) */
   hasOtherValidators: boolean
   /** the bootstrapper's last progress report */
-  progress: {
-    phase: ChainPhase
-    round: number
-    fetched: number
-    executed: number
-    remaining: number
-    /** blocks per second in the current phase */
-    rate: number
-    etaSeconds: number | null
-  } | null
+  progress: Omit<ChainBootstrapProgress, 'type'> | null
 }
 
 /** The bootstrapper's output (actors/consensus/bootstrapper.types.ts): `error` when it failed. */

@@ -1,4 +1,6 @@
 /** The options of the geth-style JSON-RPC server: the chain's handlers, the limits, the log. */
+
+import type { EthLimits } from '../../chains/vm.js'
 import type { RpcCallObserver } from '../../rpc/call-observer.js'
 import type { ClientRateLimiter } from '../../rpc/client-quota.js'
 import type { EthHandlers } from '../../rpc/eth-types.js'
@@ -28,7 +30,18 @@ export interface EthRpcOptions extends EthRpcLimits, EthHandlers {
   observer?: RpcCallObserver | undefined
 }
 
-export interface EthWsOptions extends EthRpcOptions {
+/** the WebSocket limits a chain hands over with its handlers (src/chains/vm.ts; ws-cpu-limiter.ts for the CPU budget) */
+type WsLimits = Pick<
+  EthLimits,
+  | 'wsCpuRefillRateMs'
+  | 'wsCpuMaxStoredMs'
+  | 'wsMaxConnections'
+  | 'wsMaxConnectionsPerIp'
+  | 'wsMaxSubscriptions'
+  | 'wsMaxSubscriptionsPerIp'
+>
+
+export interface EthWsOptions extends EthRpcOptions, WsLimits {
   /** largest message read, default 32 MiB */
   readLimit?: number
   /** idle time before a ping, default 30 s */
@@ -41,15 +54,6 @@ export interface EthWsOptions extends EthRpcOptions {
   maxQueuedBytes?: number
   /** calls running per connection before reading pauses, default 1000 */
   maxPendingCalls?: number
-  /** coreth's CPU budget per connection (ws-cpu-refill-rate, ws-cpu-max-stored) in ms; see ws-cpu-limiter.ts */
-  wsCpuRefillRateMs?: number
-  wsCpuMaxStoredMs?: number
-  /** open connections in all / per client IP (ws-max-connections, -per-ip), 0 = no cap */
-  wsMaxConnections?: number
-  wsMaxConnectionsPerIp?: number
-  /** subscriptions over all connections, in all / per client IP (ws-max-subscriptions, -per-ip), 0 = no cap */
-  wsMaxSubscriptions?: number
-  wsMaxSubscriptionsPerIp?: number
   /** the node's per-client request rate (`--api-rate-limit`): one token per message */
   rateLimiter?: ClientRateLimiter | undefined
 }
