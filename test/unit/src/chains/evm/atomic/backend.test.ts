@@ -18,7 +18,7 @@ import {
 } from '../../../../../../src/chains/evm/atomic/preset-utxos.js'
 import { shortAddressOfKey, signTx } from '../../../../../../src/chains/evm/atomic/sign.js'
 import type { UnsignedExportTx, UnsignedImportTx } from '../../../../../../src/chains/evm/atomic/types.js'
-import { decodeBlock, extDataHashOf } from '../../../../../../src/chains/evm/header.js'
+import { decodeBlock, encodeBlock, extDataHashOf } from '../../../../../../src/chains/evm/header.js'
 import { seedOnce } from '../../../../../../src/chains/shared-memory/seed.js'
 import { SharedMemory } from '../../../../../../src/chains/shared-memory/shared-memory.js'
 import { chainIds } from '../../../../../../src/config/chain-ids.js'
@@ -124,6 +124,13 @@ describe('atomic txs in blocks', () => {
     assert.equal(
       (await a.chain.vm.evm.atomic?.status(tx.id, 0n, [a.chain.vm.evm.core.executor.pending.get(block.id)!]))?.status,
       'Processing',
+    )
+
+    // a header that commits to other extData is refused before anything runs
+    const forged = encodeBlock({ ...header, extDataHash: new Uint8Array(32) }, txs, extData)
+    await assert.rejects(
+      (await b.chain.vm.parseBlock(forged)).verify(),
+      /^Error: extra data hash mismatch: have 0x0{64}, want 0x/,
     )
 
     const received = await b.chain.vm.parseBlock(block.bytes)
