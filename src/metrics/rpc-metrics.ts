@@ -11,90 +11,92 @@
  *   `avalanche_api_calls_processing{base}`, `avalanche_api_calls_duration{base}` (ns), per route base (`info`,
  *   `metrics`, a chain's primary alias), counted around each route's handler (`meterRoute`).
  *
- * Per call, a child is looked up in a small map (method names are the endpoint's own, bounded) and observed: no
- * label object is built on the hot path.
+ * Per call, a series is looked up in a small map (method names are the endpoint's own, bounded) and counted in
+ * plain numbers (tally.ts): prom-client reads them when /ext/metrics is scraped.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import { Counter, Gauge, type Registry } from 'prom-client'
 import type { Route } from '../api/http/router.js'
 import type { JsonRpcEndpoint } from '../api/jsonrpc/service.js'
 import type { RpcCallObserver } from '../rpc/call-observer.js'
+import { counterFrom, gaugeFrom, type HistogramSeries, Tally, TallyHistogram } from './tally.js'
 
 /** seconds: 0.5 ms .. 10 s, for calls from a cached read to an eth_call at its limit */
 export const RPC_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 export const UNKNOWN_METHOD = 'unknown'
 
-type Child = { observe(value: number): void }
-type Inc = { inc(value?: number): void }
+type Row = Record<'requests' | 'success' | 'failure', number>
+type ApiRow = Record<'calls' | 'processing' | 'ns', number>
 
 export class RpcMetrics {
-  readonly #duration: Histogram<'endpoint' | 'method' | 'outcome'>
-  readonly #evm: Record<'requests' | 'success' | 'failure', Gauge<'chain'>>
-  readonly #calls: Counter<'base'>
-  readonly #processing: Gauge<'base'>
-  readonly #callsNs: Gauge<'base'>
+  readonly #duration: TallyHistogram<'endpoint' | 'method' | 'outcome'>
+  /** coreth's rpc counters per chain alias */
+  readonly #evm = new Tally(['requests', 'success', 'failure'] as const)
+  /** the API server's counters per route base */
+  readonly #api = new Tally(['calls', 'processing', 'ns'] as const)
 
   constructor(registry: Registry) {
     const registers = [registry]
-    this.#duration = new Histogram({
-      name: 'firn_rpc_call_duration_seconds',
-      help: 'Time from a JSON-RPC call read to its answer, by endpoint, resolved method and outcome',
-      labelNames: ['endpoint', 'method', 'outcome'],
-      buckets: RPC_BUCKETS,
-      registers,
-    })
-    const evm = (name: 'requests' | 'success' | 'failure', help: string) =>
-      new Gauge({ name: `avalanche_evm_rpc_${name}`, help, labelNames: ['chain'], registers })
-    this.#evm = {
-      requests: evm('requests', 'JSON-RPC calls served by the chain (coreth rpc/requests)'),
-      success: evm('success', 'JSON-RPC calls answered with a result (coreth rpc/success)'),
-      failure: evm('failure', 'JSON-RPC calls answered with an error (coreth rpc/failure)'),
-    }
-    this.#calls = new Counter({
+    this.#duration = new TallyHistogram(
+      'firn_rpc_call_duration_seconds',
+      'Time from a JSON-RPC call read to its answer, by endpoint, resolved method and outcome',
+      ['endpoint', 'method', 'outcome'],
+      RPC_BUCKETS,
+      registry,
+    )
+    const evm = (name: keyof Row, help: string) =>
+      new Gauge({
+        name: `avalanche_evm_rpc_${name}`,
+        help,
+        labelNames: ['chain'],
+        registers,
+        collect: gaugeFrom(this.#evm, name, 'chain'),
+      })
+    evm('requests', 'JSON-RPC calls served by the chain (coreth rpc/requests)')
+    evm('success', 'JSON-RPC calls answered with a result (coreth rpc/success)')
+    evm('failure', 'JSON-RPC calls answered with an error (coreth rpc/failure)')
+    new Counter({
       name: 'avalanche_api_calls',
       help: 'The number of calls this API has processed',
       labelNames: ['base'],
       registers,
+      collect: counterFrom(this.#api, 'calls', 'base'),
     })
-    this.#processing = new Gauge({
+    new Gauge({
       name: 'avalanche_api_calls_processing',
       help: 'The number of calls this API is currently processing',
       labelNames: ['base'],
       registers,
+      collect: gaugeFrom(this.#api, 'processing', 'base'),
     })
-    this.#callsNs = new Gauge({
+    new Gauge({
       name: 'avalanche_api_calls_duration',
       help: 'The total amount of time, in nanoseconds, spent handling API calls',
       labelNames: ['base'],
       registers,
+      collect: gaugeFrom(this.#api, 'ns', 'base'),
     })
   }
 
   /** The observer of one endpoint; `evmChain` (a chain's alias) also counts coreth's rpc counters. */
   readonly endpoint = (endpoint: string, evmChain?: string): RpcCallObserver => {
-    const children = new Map<string, [Child, Child]>()
-    const evm =
-      evmChain === undefined
-        ? undefined
-        : {
-            requests: this.#evm.requests.labels(evmChain) as Inc,
-            success: this.#evm.success.labels(evmChain) as Inc,
-            failure: this.#evm.failure.labels(evmChain) as Inc,
-          }
+    const series = new Map<string, [HistogramSeries, HistogramSeries]>()
+    const evm: Row | undefined = evmChain === undefined ? undefined : this.#evm.at(evmChain)
     return {
       called: (method, ok, startMs) => {
         const seconds = (performance.now() - startMs) / 1000
         const name = method ?? UNKNOWN_METHOD
-        let pair = children.get(name)
+        let pair = series.get(name)
         if (pair === undefined) {
-          pair = [this.#duration.labels(endpoint, name, 'success'), this.#duration.labels(endpoint, name, 'failure')]
-          children.set(name, pair)
+          pair = [this.#duration.series(endpoint, name, 'success'), this.#duration.series(endpoint, name, 'failure')]
+          series.set(name, pair)
         }
         pair[ok ? 0 : 1].observe(seconds)
         if (evm !== undefined) {
-          evm.requests.inc()
-          ;(ok ? evm.success : evm.failure).inc()
+          evm.requests++
+          if (ok) evm.success++
+          else evm.failure++
         }
       },
     }
@@ -106,19 +108,17 @@ export class RpcMetrics {
    * until its response closes, an upgraded connection until its socket closes.
    */
   meterRoute(base: string, route: Route): Route {
-    const calls = this.#calls.labels(base) as Inc
-    const processing = this.#processing.labels(base) as Inc & { dec(): void }
-    const total = this.#callsNs.labels(base) as Inc
+    const row: ApiRow = this.#api.at(base)
     const start = (): (() => void) => {
       const t0 = performance.now()
-      processing.inc()
+      row.processing++
       let done = false
       return () => {
         if (done) return
         done = true
-        processing.dec()
-        calls.inc()
-        total.inc(Math.round((performance.now() - t0) * 1e6))
+        row.processing--
+        row.calls++
+        row.ns += Math.round((performance.now() - t0) * 1e6)
       }
     }
     if (route.kind === 'jsonrpc') {

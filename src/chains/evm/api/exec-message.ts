@@ -127,37 +127,38 @@ const un0x = (b: Uint8Array): string => bytesToHex(b).slice(2)
 export async function applyMessage(vm: VM, msg: Message, opts: ApplyOptions): Promise<ExecutionResult> {
   const sm = vm.stateManager
   const from = new Address(msg.from)
-  const who = checksum(from.toString())
+  // the checksummed sender only goes into error texts (a keccak: not on the path of a call that passes)
+  const who = () => checksum(from.toString())
   const baseFee = opts.block.header.baseFeePerGas ?? 0n
   // preCheck: fee fields (London is always active on the C chain)
   if (!(opts.noBaseFee && msg.gasFeeCap === 0n && msg.gasTipCap === 0n)) {
     if (msg.gasFeeCap > UINT256_MAX)
       throw new MessageError(
-        `max fee per gas higher than 2^256-1: address ${who}, maxFeePerGas bit length: ${msg.gasFeeCap.toString(2).length}`,
+        `max fee per gas higher than 2^256-1: address ${who()}, maxFeePerGas bit length: ${msg.gasFeeCap.toString(2).length}`,
       )
     if (msg.gasTipCap > UINT256_MAX)
       throw new MessageError(
-        `max priority fee per gas higher than 2^256-1: address ${who}, maxPriorityFeePerGas bit length: ${msg.gasTipCap.toString(2).length}`,
+        `max priority fee per gas higher than 2^256-1: address ${who()}, maxPriorityFeePerGas bit length: ${msg.gasTipCap.toString(2).length}`,
       )
     if (msg.gasFeeCap < msg.gasTipCap)
       throw new MessageError(
-        `max priority fee per gas higher than max fee per gas: address ${who}, maxPriorityFeePerGas: ${msg.gasTipCap}, maxFeePerGas: ${msg.gasFeeCap}`,
+        `max priority fee per gas higher than max fee per gas: address ${who()}, maxPriorityFeePerGas: ${msg.gasTipCap}, maxFeePerGas: ${msg.gasFeeCap}`,
       )
     if (msg.gasFeeCap < baseFee)
       throw new MessageError(
-        `max fee per gas less than block base fee: address ${who}, maxFeePerGas: ${msg.gasFeeCap}, baseFee: ${baseFee}`,
+        `max fee per gas less than block base fee: address ${who()}, maxFeePerGas: ${msg.gasFeeCap}, baseFee: ${baseFee}`,
       )
   }
   // buyGas
   const balanceCheck = msg.gasLimit * msg.gasFeeCap + msg.value
   if (balanceCheck > UINT256_MAX)
     throw new MessageError(
-      `insufficient funds for gas * price + value: address ${who} required balance exceeds 256 bits`,
+      `insufficient funds for gas * price + value: address ${who()} required balance exceeds 256 bits`,
     )
   const account = (await sm.getAccount(from)) ?? new Account()
   if (account.balance < balanceCheck)
     throw new MessageError(
-      `insufficient funds for gas * price + value: address ${who} have ${account.balance} want ${balanceCheck}`,
+      `insufficient funds for gas * price + value: address ${who()} have ${account.balance} want ${balanceCheck}`,
     )
   account.balance -= msg.gasLimit * msg.gasPrice
   await sm.putAccount(from, account)
@@ -167,7 +168,7 @@ export async function applyMessage(vm: VM, msg: Message, opts: ApplyOptions): Pr
   if (msg.gasLimit < intrinsic)
     throw new MessageError(`intrinsic gas too low: have ${msg.gasLimit}, want ${intrinsic}`, true)
   if (msg.value > 0n && account.balance < msg.value)
-    throw new MessageError(`insufficient funds for transfer: address ${who}`)
+    throw new MessageError(`insufficient funds for transfer: address ${who()}`)
   if (create && msg.data.length > MAX_INIT_CODE_SIZE)
     throw new MessageError(`max initcode size exceeded: code size ${msg.data.length} limit ${MAX_INIT_CODE_SIZE}`)
   // StateDB.Prepare: warm sender, recipient, precompiles, coinbase and the access list

@@ -15,8 +15,9 @@ import { createVM, encodeReceipt, type RunTxResult, runTx, type VM } from '@ethe
 import { BLACKHOLE } from '../header.js'
 import type { AvaStateManager } from '../state/state-manager.js'
 import type { StoredReceipt } from '../store/receipt.js'
-import type { CallGuard } from './call-guard.js'
+import { type CallGuard, guardedOpcodes } from './call-guard.js'
 import { disableRefunds } from './common.js'
+import { createFirnEVM } from './evm-tables.js'
 import { avalanchePrecompiles } from './precompiles.js'
 import { orderedTrieRoot } from './trie-root.js'
 
@@ -87,17 +88,16 @@ export async function createAvaVM(
 ): Promise<VM> {
   // a copy per VM: createVM reloads the refund parameters into the Common it is given
   const copy = common.copy()
-  const vm = await createVM({
+  const evm = createFirnEVM({
     common: copy,
     stateManager: sm,
     blockchain,
-    evmOpts: {
-      customPrecompiles: avalanchePrecompiles(),
-      // a caller's run (eth_call ...) stops at its deadline and lets the event loop in (call-guard.ts)
-      ...(guard === undefined ? {} : { customOpcodes: guard.opcodes(copy) }),
-    },
+    customPrecompiles: avalanchePrecompiles(),
+    // a caller's run (eth_call ...) stops at its deadline and lets the event loop in (call-guard.ts)
+    ...(guard === undefined ? {} : { customOpcodes: guardedOpcodes(copy) }),
   })
-  guard?.attach(vm.evm.events)
+  const vm = await createVM({ common: copy, stateManager: sm, blockchain, evm })
+  guard?.attach(evm)
   disableRefunds(vm.common)
   return vm
 }

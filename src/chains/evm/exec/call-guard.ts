@@ -9,7 +9,8 @@
  * A single opcode is never split: one KECCAK256 over megabytes of memory runs to its end.
  */
 import type { Common } from '@ethereumjs/common'
-import { type EVMOpts, getOpcodesForHF } from '@ethereumjs/evm'
+import type { EVMOpts, getOpcodesForHF } from '@ethereumjs/evm'
+import { opcodeTable, rulesKey } from './evm-tables.js'
 
 /** ethereumjs' AddOpcode list and opcode handler (its index does not export their names) */
 type CustomOpcodes = NonNullable<EVMOpts['customOpcodes']>
@@ -51,6 +52,11 @@ export class SliceLane {
     return this.#waiting.length
   }
 
+  /** runs wait in line, or one was just let go */
+  get busy(): boolean {
+    return this.#pumping
+  }
+
   /** Resolves when it is this run's turn. */
   wait(): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -88,9 +94,14 @@ export class CallGuard {
     this.#lane = opts.lane
   }
 
-  /** Waits for the run's first slice (its turn in the lane), then checks the deadline and the signal. */
+  /**
+   * Waits for the run's first slice when runs of the lane wait for theirs (a long run yielded), so a new run
+   * takes its turn behind them; with none waiting it starts at once, as any request handler does (a run that
+   * waited a turn for nothing cost a short eth_call a third of its throughput). Then checks the deadline and
+   * the signal.
+   */
   async begin(): Promise<void> {
-    if (this.#lane !== undefined) await this.#lane.wait()
+    if (this.#lane?.busy) await this.#lane.wait()
     this.#sliceStart = performance.now()
     const pause = this.checkpoint()
     if (pause !== undefined) await pause
@@ -116,38 +127,60 @@ export class CallGuard {
     return this.checkpoint()
   }
 
-  /** JUMP and JUMPI with the guard's check after the jump (ethereumjs `customOpcodes`). */
-  opcodes(common: Common): CustomOpcodes {
-    const { handlers, opcodes } = getOpcodesForHF(common)
-    return [JUMP, JUMPI].map((code) => {
-      const original = handlers.get(code)
-      const info = opcodes.get(code)
-      if (original === undefined || info === undefined) throw new Error(`no handler for opcode ${code}`)
-      return {
-        opcode: code,
-        opcodeName: info.name,
-        baseFee: info.fee,
-        logicFunction: async (runState: Parameters<OpHandler>[0], c: Common) => {
-          await original(runState, c)
-          const pause = this.onJump()
-          if (pause !== undefined) await pause
-        },
-      }
-    })
-  }
-
-  /** Listens to `beforeMessage` on `events` (awaited by ethereumjs: two-argument listener); returns the detach. */
-  attach(events: GuardEvents | undefined): () => void {
-    if (events === undefined) return () => {}
+  /**
+   * Guards the runs of `evm` (its state manager is the run's own view) until the returned detach: the guarded
+   * JUMP and JUMPI (`guardedOpcodes`) find their guard through the view, and `beforeMessage` on its events
+   * (awaited by ethereumjs: a two-argument listener) checks the guard at every message.
+   */
+  attach(evm: { stateManager: object; events?: GuardEvents | undefined }): () => void {
+    const view = evm.stateManager
+    guards.set(view, this)
+    const events = evm.events
+    if (events === undefined) return () => guards.delete(view)
     const listener = (_msg: unknown, resolve?: (v?: unknown) => void): void => {
       const pause = this.checkpoint()
       if (pause === undefined) resolve?.()
       else void pause.then(() => resolve?.())
     }
     events.on('beforeMessage', listener)
-    return () => events.off('beforeMessage', listener)
+    return () => {
+      guards.delete(view)
+      events.off('beforeMessage', listener)
+    }
   }
 }
+
+/** the guard of each guarded run, by the run's state view (every guarded run has a view of its own) */
+const guards = new WeakMap<object, CallGuard>()
+
+/**
+ * JUMP and JUMPI with the guard's check after the jump (ethereumjs `customOpcodes`): one shared list per rule set,
+ * so the EVM's opcode table is shared too (evm-tables.ts). A run without a guard jumps as ethereumjs does.
+ */
+export function guardedOpcodes(common: Common): CustomOpcodes {
+  const key = rulesKey(common)
+  let list = guardedLists.get(key)
+  if (list !== undefined) return list
+  const { handlers, opcodes } = opcodeTable(common, undefined)
+  list = [JUMP, JUMPI].map((code) => {
+    const original = handlers.get(code)
+    const info = opcodes.get(code)
+    if (original === undefined || info === undefined) throw new Error(`no handler for opcode ${code}`)
+    return {
+      opcode: code,
+      opcodeName: info.name,
+      baseFee: info.fee,
+      logicFunction: async (runState: Parameters<OpHandler>[0], c: Common) => {
+        await original(runState, c)
+        const pause = guards.get(runState.stateManager)?.onJump()
+        if (pause !== undefined) await pause
+      },
+    }
+  })
+  guardedLists.set(key, list)
+  return list
+}
+const guardedLists = new Map<string, CustomOpcodes>()
 
 interface GuardEvents {
   on(name: 'beforeMessage', fn: (data: unknown, resolve?: (v?: unknown) => void) => void): unknown

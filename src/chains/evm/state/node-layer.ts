@@ -31,7 +31,12 @@ export class NodeLayer implements DB<string, Uint8Array> {
       const hit = layer.writes.get(key)
       if (hit !== undefined) return hit
     }
-    return this.store.get(unprefixedHexToBytes(key))
+    const cache = nodeCache(this.store)
+    const cached = cache.get(key)
+    if (cached !== undefined) return cached
+    const value = await this.store.get(unprefixedHexToBytes(key))
+    if (value !== undefined) cache.set(key, value)
+    return value
   }
 
   async put(key: string, value: Uint8Array, _opts?: EncodingOpts): Promise<void> {
@@ -53,11 +58,76 @@ export class NodeLayer implements DB<string, Uint8Array> {
 
   async open(): Promise<void> {}
 
-  /** The level batch operations that persist this layer's nodes. */
+  /** The level batch operations that persist this layer's nodes (the accepted state's nodes: cached too). */
   batchOps(): { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] {
     const ops: { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] = []
-    for (const [key, value] of this.writes)
+    const cache = nodeCache(this.store)
+    for (const [key, value] of this.writes) {
       ops.push({ type: 'put', sublevel: this.store, key: unprefixedHexToBytes(key), value })
+      cache.set(key, value)
+    }
     return ops
   }
+}
+
+/**
+ * The database's trie nodes most recently read or accepted, by unprefixed hex key, up to `maxBytes` of values
+ * (least recently used out first). A node's key is its hash, so a cached node is never stale; pruning, which
+ * deletes nodes, clears the cache so a pruned root reads as missing again. Every state read (eth_getBalance,
+ * eth_call, block execution) walks the trie from its root: without it each node on the path was a LevelDB read.
+ */
+export class NodeCache {
+  readonly #map = new Map<string, Uint8Array>()
+  #bytes = 0
+
+  constructor(readonly maxBytes: number) {}
+
+  get size(): number {
+    return this.#map.size
+  }
+
+  get bytes(): number {
+    return this.#bytes
+  }
+
+  get(key: string): Uint8Array | undefined {
+    const value = this.#map.get(key)
+    if (value !== undefined) {
+      // most recently used last
+      this.#map.delete(key)
+      this.#map.set(key, value)
+    }
+    return value
+  }
+
+  set(key: string, value: Uint8Array): void {
+    if (this.#map.has(key)) return
+    this.#map.set(key, value)
+    this.#bytes += value.length + key.length
+    if (this.#bytes <= this.maxBytes) return
+    for (const [old, v] of this.#map) {
+      this.#map.delete(old)
+      this.#bytes -= v.length + old.length
+      if (this.#bytes <= this.maxBytes) break
+    }
+  }
+
+  clear(): void {
+    this.#map.clear()
+    this.#bytes = 0
+  }
+}
+
+/** 32 MiB of trie nodes per chain (about 70,000 nodes of a busy account trie) */
+export const NODE_CACHE_BYTES = 32 * 1024 * 1024
+const caches = new WeakMap<NodeStore, NodeCache>()
+
+/** The node cache of a chain's node store. */
+export function nodeCache(store: NodeStore): NodeCache {
+  let cache = caches.get(store)
+  if (cache === undefined) {
+    cache = new NodeCache(NODE_CACHE_BYTES)
+    caches.set(store, cache)
+  }
+  return cache
 }

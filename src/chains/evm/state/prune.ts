@@ -7,7 +7,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToUnprefixedHex, KECCAK256_RLP } from '@ethereumjs/util'
-import type { NodeStore } from './node-layer.js'
+import { type NodeStore, nodeCache } from './node-layer.js'
 
 type Raw = Uint8Array | Raw[]
 
@@ -62,5 +62,7 @@ export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<
   for (let i = 0; i < dead.length; i += 10_000) {
     await store.batch(dead.slice(i, i + 10_000).map((key) => ({ type: 'del' as const, key })))
   }
+  // a pruned root reads as missing again
+  nodeCache(store).clear()
   return dead.length
 }

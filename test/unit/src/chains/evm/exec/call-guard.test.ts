@@ -48,4 +48,16 @@ describe('CallGuard', () => {
     assert.deepEqual(order, ['a', 'io', 'b'])
     assert.equal(lane.waiting, 0)
   })
+  it('a run begins at once on an idle lane, and behind the runs waiting on a busy one', async () => {
+    const lane = new SliceLane()
+    const order: string[] = []
+    setImmediate(() => order.push('turn'))
+    await new CallGuard({ deadline: deadlineAfter(10_000), lane }).begin()
+    order.push('idle began')
+    const waiter = lane.wait().then(() => order.push('waiter'))
+    await new CallGuard({ deadline: deadlineAfter(10_000), lane }).begin()
+    order.push('late began')
+    await waiter
+    assert.deepEqual(order, ['idle began', 'turn', 'waiter', 'late began'])
+  })
 })
