@@ -11,7 +11,7 @@ UNIT_TESTS = $(shell find test/unit -name '*.test.ts' | sort)
 INTEGRATION_TESTS = $(shell find test/integration -name '*.test.ts' | sort)
 EXAMPLES = $(shell find examples -maxdepth 1 -name '*.ts' | sort)
 
-.PHONY: all install browser run inspect test typecheck lint format test-unit test-integration examples bench clean clean-data network network-stop
+.PHONY: all install browser run inspect test typecheck lint format test-unit test-integration examples bench bench-peers profile-transfers clean clean-data network network-stop
 
 all: test
 
@@ -72,6 +72,14 @@ examples: install
 ## bench: benchmarks, JSON on stdout
 bench: install
 	@set -e; for f in $$(find bench -maxdepth 1 -name '*.bench.ts' | sort); do timeout 1200 $(TSX) $$f; done
+
+## bench-peers: Firn next to Hardhat, anvil and the node:http floor on ../shared/bench-peers (scripts/bench-peers.ts)
+bench-peers: install
+	$(TSX) scripts/bench-peers.ts
+
+## profile-transfers: a CPU profile (admin.startCPUProfiler) of Firn under each transfer workload of the harness
+profile-transfers: install
+	$(TSX) scripts/profile-transfers.ts
 
 clean:
 	rm -rf node_modules

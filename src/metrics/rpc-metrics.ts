@@ -109,6 +109,11 @@ export class RpcMetrics {
    */
   meterRoute(base: string, route: Route): Route {
     const row: ApiRow = this.#api.at(base)
+    const finish = (t0: number): void => {
+      row.processing--
+      row.calls++
+      row.ns += Math.round((performance.now() - t0) * 1e6)
+    }
     const start = (): (() => void) => {
       const t0 = performance.now()
       row.processing++
@@ -116,33 +121,33 @@ export class RpcMetrics {
       return () => {
         if (done) return
         done = true
-        row.processing--
-        row.calls++
-        row.ns += Math.round((performance.now() - t0) * 1e6)
+        finish(t0)
       }
     }
     if (route.kind === 'jsonrpc') {
       const inner = route.endpoint
       const endpoint: JsonRpcEndpoint = {
         handle(body, call) {
-          const finish = start()
-          return inner.handle(body, call).finally(finish)
+          const end = start()
+          return inner.handle(body, call).finally(end)
         },
         respond(body, call) {
-          const finish = start()
-          return inner.respond(body, call).finally(finish)
+          const end = start()
+          return inner.respond(body, call).finally(end)
         },
+        // the HTTP hot path: each callback runs at most once (jsonrpc-route.ts)
         respondCb(body, call, done, fail) {
-          const finish = start()
+          const t0 = performance.now()
+          row.processing++
           inner.respondCb(
             body,
             call,
             (reply) => {
-              finish()
+              finish(t0)
               done(reply)
             },
             (err) => {
-              finish()
+              finish(t0)
               fail(err)
             },
           )

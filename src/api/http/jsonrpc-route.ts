@@ -8,10 +8,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { readBody } from './body.js'
 import { httpError, rpcError } from './plain.js'
 import type { JsonRpcRoute } from './router.js'
+import type { WriteDeadlines } from './write-deadlines.js'
 
 export interface JsonRpcServeOptions {
   maxBodyBytes: number
-  writeTimeoutMs: number
+  /** the write deadline of each request (the server's, write-deadlines.ts) */
+  deadlines: WriteDeadlines
   log?: { debug(msg: string, fields?: object): void; warn(msg: string, fields?: object): void } | undefined
 }
 
@@ -58,16 +60,13 @@ export function serveJsonRpc(
       setPending(res, pending)
       return httpError(res, 413, 'http: request body too large')
     }
-    const deadline = setTimeout(() => {
-      opts.log?.warn('JSON-RPC call exceeded the write deadline; closing the connection', { url: req.url })
-      res.destroy()
-    }, opts.writeTimeoutMs)
-    deadline.unref()
+    const deadlines = opts.deadlines
+    deadlines.add(res)
     route.endpoint.respondCb(
       outcome.body,
       { remoteAddress: req.socket.remoteAddress ?? '' },
       (reply) => {
-        clearTimeout(deadline)
+        deadlines.delete(res)
         if (res.destroyed) return
         // one writeHead with a flat list; Content-Length framing as Go's net/http uses for a one-piece body
         const head = pending.slice()
@@ -84,7 +83,7 @@ export function serveJsonRpc(
         }
       },
       (err: unknown) => {
-        clearTimeout(deadline)
+        deadlines.delete(res)
         opts.log?.warn('JSON-RPC endpoint failed', { url: req.url, error: String(err) })
         if (res.headersSent || res.destroyed) return
         setPending(res, pending)

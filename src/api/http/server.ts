@@ -26,6 +26,7 @@ import { originMatcher, originRefused, WS_ORIGIN_REFUSED } from './origin-policy
 import { cleanPath, escapePath, needsCleaning, parseRequestTarget } from './path.js'
 import { httpError, socketError } from './plain.js'
 import { type Route, Router, type RouteWrapper } from './router.js'
+import { WriteDeadlines } from './write-deadlines.js'
 
 export interface HttpLog {
   debug(msg: string, fields?: object): void
@@ -109,11 +110,11 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   const trustedCors = createCors(opts.trustedOrigins ?? opts.allowedOrigins)
   const trusted = originMatcher(opts.trustedOrigins ?? opts.allowedOrigins)
   const hostAllowed = createHostFilter(opts.allowedHosts)
-  const rpcOptions = {
-    maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    writeTimeoutMs: t.writeMs ?? 30_000,
-    log: opts.log,
-  }
+  const deadlines = new WriteDeadlines(t.writeMs ?? 30_000, (res) => {
+    opts.log?.warn('JSON-RPC call exceeded the write deadline; closing the connection', { url: res.req?.url })
+    res.destroy()
+  })
+  const rpcOptions = { maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, deadlines, log: opts.log }
   const nodeId = opts.nodeId
   const upgraded = new Set<Duplex>()
   const clients = opts.clients ?? DEFAULT_CLIENT_LIMITS
@@ -272,6 +273,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
         server.close(() => {
           clearInterval(sweep)
           clearTimeout(deadline)
+          deadlines.close()
           resolve()
         })
         for (const socket of upgraded) socket.end()

@@ -45,9 +45,20 @@ export function readMethods(backend: EthBackend): Array<[string, EthMethod]> {
 
   /** The state of the block `sel` names (StateAndHeaderByNumberOrHash). */
   async function stateOf(sel: BlockSelector) {
+    const block = await blockOf(sel)
+    return { block, state: await backend.core.stateAt(block.header.stateRoot) }
+  }
+
+  async function blockOf(sel: BlockSelector): Promise<ResolvedBlock> {
     const block = await backend.resolveBlock(sel)
     if (block === null) throw new Error(sel.kind === 'hash' ? 'header for hash not found' : 'header not found')
-    return { block, state: await backend.core.stateAt(block.header.stateRoot) }
+    return block
+  }
+
+  /** The account at the state of the block `sel` names (the chain's account reads, exec/chain.ts). */
+  async function accountOf(sel: BlockSelector, address: Uint8Array) {
+    const block = await blockOf(sel)
+    return backend.core.accountAt(block.header.stateRoot, new Address(address))
   }
 
   /** resolveBlock with coreth's swallowed errors (a failed lookup is "no block"). */
@@ -90,8 +101,7 @@ export function readMethods(backend: EthBackend): Array<[string, EthMethod]> {
       'eth_getBalance',
       async (p) => {
         const [address, sel] = decodeArgs(p, [parseAddress, parseBlockNumberOrHash])
-        const { state } = await stateOf(sel)
-        const account = await state.getAccount(new Address(address))
+        const account = await accountOf(sel, address)
         return qty(account?.balance ?? 0n)
       },
     ],
@@ -122,8 +132,7 @@ export function readMethods(backend: EthBackend): Array<[string, EthMethod]> {
       async (p) => {
         const [address, sel] = decodeArgs(p, [parseAddress, parseBlockNumberOrHash])
         if (sel.kind === 'tag' && sel.tag === 'pending') return qty(await backend.pool.nonce(new Address(address)))
-        const { state } = await stateOf(sel)
-        const account = await state.getAccount(new Address(address))
+        const account = await accountOf(sel, address)
         return qty(account?.nonce ?? 0n)
       },
     ],

@@ -3,10 +3,11 @@
  * store or a state view at a root. Accepted blocks (with receipts and logs) are published on `accepted$`.
  */
 import type { Common } from '@ethereumjs/common'
-import { bytesToHex, equalsBytes } from '@ethereumjs/util'
+import { type Account, type Address, bytesToHex, equalsBytes } from '@ethereumjs/util'
 import { Subject } from 'rxjs'
 import { ChainStoreError } from '../../store-error.js'
 import { type AvaHeader, encodeBlock, headerHash } from '../header.js'
+import { accountReads } from '../state/account-reads.js'
 import { NodeLayer } from '../state/node-layer.js'
 import { AvaStateManager } from '../state/state-manager.js'
 import { openStateView } from '../state/view.js'
@@ -96,6 +97,17 @@ export class EvmChainCore {
 
   getLogs(filter: LogFilter, limit: number): Promise<FoundLog[]> {
     return getLogs(this.store, filter, limit)
+  }
+
+  /** The account at `root` (undefined: none), from the chain's account reads when it was read before. */
+  async accountAt(root: Uint8Array, address: Address): Promise<Account | undefined> {
+    const reads = accountReads(this.store.nodes)
+    const key = bytesToHex(root) + bytesToHex(address.bytes).slice(2)
+    const hit = reads.get(key)
+    if (hit !== undefined) return hit ?? undefined
+    const account = await (await this.stateAt(root)).getAccount(address)
+    reads.set(key, account ?? null)
+    return account
   }
 
   /** A read-only view at `root` (an accepted root still kept, or a pending block's). */

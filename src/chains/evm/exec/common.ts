@@ -1,6 +1,6 @@
 /**
  * The ethereumjs Common for the C chain: Cancun rules (blob txs are refused by the executor, no withdrawals),
- * the chain id from the network, and a cached sender recovery. Gas refunds are switched off after the VM has
+ * the chain id from the network, a cached sender recovery and keccak-256, native where they load (native-crypto.ts). Gas refunds are switched off after the VM has
  * loaded its parameters (`disableRefunds`): the refund cap becomes gasUsed / 2^53, i.e. zero.
  *
  * Every tx, block header, EVM and VM that ethereumjs constructs copies the Common and merges its package's
@@ -13,6 +13,7 @@ import { type Common, createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/
 import { paramsEVM } from '@ethereumjs/evm'
 import { paramsTx } from '@ethereumjs/tx'
 import { paramsVM } from '@ethereumjs/vm'
+import { fastKeccak256 } from './native-crypto.js'
 import { cachedEcrecover, type Ecrecover } from './sender-cache.js'
 
 const PRELOADED: readonly object[] = [paramsBlock, paramsTx, paramsEVM, paramsVM]
@@ -25,7 +26,7 @@ export interface EvmCommonOptions {
 export function createEvmCommon(chainId: bigint, opts: EvmCommonOptions = {}): Common {
   const common = createCustomCommon({ chainId: Number(chainId), name: `avalanche-${chainId}` }, Mainnet, {
     hardfork: Hardfork.Cancun,
-    customCrypto: { ecrecover: opts.ecrecover ?? cachedEcrecover() },
+    customCrypto: { ecrecover: opts.ecrecover ?? cachedEcrecover(), keccak256: fastKeccak256 },
   })
   for (const params of PRELOADED) common.updateParams(params as Parameters<Common['updateParams']>[0])
   const merge = common.updateParams
