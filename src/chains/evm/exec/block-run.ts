@@ -16,7 +16,6 @@ import { BLACKHOLE } from '../header.js'
 import type { AvaStateManager } from '../state/state-manager.js'
 import type { StoredReceipt } from '../store/receipt.js'
 import { type CallGuard, guardedOpcodes } from './call-guard.js'
-import { disableRefunds } from './common.js'
 import { createFirnEVM } from './evm-tables.js'
 import { avalanchePrecompiles } from './precompiles.js'
 import { orderedTrieRoot } from './trie-root.js'
@@ -86,7 +85,7 @@ export async function createAvaVM(
   blockchain: EVMMockBlockchainInterface,
   guard?: CallGuard,
 ): Promise<VM> {
-  // a copy per VM: createVM reloads the refund parameters into the Common it is given
+  // a copy per VM: each EVM listens to hardfork changes on its own Common (a shared one would collect listeners)
   const copy = common.copy()
   const evm = createFirnEVM({
     common: copy,
@@ -98,7 +97,6 @@ export async function createAvaVM(
   })
   const vm = await createVM({ common: copy, stateManager: sm, blockchain, evm })
   guard?.attach(evm)
-  disableRefunds(vm.common)
   return vm
 }
 

@@ -1,7 +1,7 @@
 /**
  * The ethereumjs Common for the C chain: Cancun rules (blob txs are refused by the executor, no withdrawals),
- * the chain id from the network, a cached sender recovery and keccak-256, native where they load (native-crypto.ts). Gas refunds are switched off after the VM has
- * loaded its parameters (`disableRefunds`): the refund cap becomes gasUsed / 2^53, i.e. zero.
+ * the chain id from the network, a cached sender recovery and keccak-256, native where they load (native-crypto.ts).
+ * Gas refunds are switched off once, here (`disableRefunds`): the refund cap becomes gasUsed / 2^53, i.e. zero.
  *
  * Every tx, block header, EVM and VM that ethereumjs constructs copies the Common and merges its package's
  * parameter set into the copy again (a JSON round trip and a rebuilt cache: ~1 ms per decoded tx, measured as the
@@ -29,6 +29,8 @@ export function createEvmCommon(chainId: bigint, opts: EvmCommonOptions = {}): C
     customCrypto: { ecrecover: opts.ecrecover ?? cachedEcrecover(), keccak256: fastKeccak256 },
   })
   for (const params of PRELOADED) common.updateParams(params as Parameters<Common['updateParams']>[0])
+  // once here: every copy shares these params, and the VM and EVM skip re-merging the preloaded sets below
+  disableRefunds(common)
   const merge = common.updateParams
   // an own property, so Common.copy() (Object.assign) hands it to every copy
   common.updateParams = function (this: Common, params) {
@@ -38,8 +40,8 @@ export function createEvmCommon(chainId: bigint, opts: EvmCommonOptions = {}): C
   return common
 }
 
-/** Avalanche pays no gas refunds since AP1 (reference/cchain.md 5.2). Call after createVM (which loads params). */
-export function disableRefunds(common: Common): void {
+/** Avalanche pays no gas refunds since AP1 (reference/cchain.md 5.2): the refund cap becomes gasUsed / 2^53. */
+function disableRefunds(common: Common): void {
   common.updateParams({
     1: { maxRefundQuotient: Number.MAX_SAFE_INTEGER },
     3529: { maxRefundQuotient: Number.MAX_SAFE_INTEGER },

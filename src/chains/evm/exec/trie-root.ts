@@ -1,9 +1,11 @@
 /** Root of the trie of RLP(index) -> value, as for a block's transactions and receipts; computed once per block. */
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
+import { fastKeccak256 } from './native-crypto.js'
 
 export async function orderedTrieRoot(values: Uint8Array[]): Promise<Uint8Array> {
-  const trie = new MerklePatriciaTrie({ useKeyHashing: false })
+  // keys are not hashed; nodes are, with the native keccak when it loaded
+  const trie = new MerklePatriciaTrie({ useKeyHashing: false, useKeyHashingFunction: fastKeccak256 })
   for (let i = 0; i < values.length; i++) await trie.put(RLP.encode(i), values[i]!)
   return trie.root()
 }
