@@ -73,9 +73,16 @@ examples: install
 bench: install
 	@set -e; for f in $$(find bench -maxdepth 1 -name '*.bench.ts' | sort); do timeout 1200 $(TSX) $$f; done
 
+# the harness's preferred load generator (Debian's wrk), installed when missing
+WRK ?= /usr/bin/wrk
 ## bench-peers: Firn next to Hardhat, anvil and the node:http floor on ../shared/bench-peers (scripts/bench-peers.ts)
-bench-peers: install
+bench-peers: install $(WRK)
 	$(TSX) scripts/bench-peers.ts
+
+$(WRK):
+	@command -v apt-get >/dev/null || { echo "install wrk (or let the harness fall back to autocannon)"; exit 1; }
+	$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq
+	$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq --no-install-recommends wrk >/dev/null
 
 ## profile-transfers: a CPU profile (admin.startCPUProfiler) of Firn under each transfer workload of the harness
 profile-transfers: install

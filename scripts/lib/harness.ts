@@ -23,7 +23,8 @@ export const say = (msg: string): void => {
 /** Runs a command with inherited output; rejects on a non-zero exit. */
 export function run(cmd: string, args: string[], cwd: string): Promise<void> {
   return new Promise((done, fail) => {
-    const p = spawn(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] })
+    // the child's output goes to stderr: stdout carries only the caller's result
+    const p = spawn(cmd, args, { cwd, stdio: ['ignore', 2, 'inherit'] })
     p.on('error', fail)
     p.on('exit', (code) => (code === 0 ? done() : fail(new Error(`${cmd} ${args.join(' ')}: exit ${code}`))))
   })
@@ -59,4 +60,4 @@ export async function prepareHarness(): Promise<string> {
 
 /** A fresh `firn --dev` (free port, temporary data directory); `cleanup()` stops it and removes its data. */
 export const startDevFirn = (extra: string[] = []): Promise<FirnProcess> =>
-  startFirn({ args: ['--dev', '--log-level=warn', '--log-display-level=warn', ...extra], timeoutMs: 60_000 })
+  startFirn({ args: ['--dev', '--log-level=warn', '--log-display-level=info', ...extra], timeoutMs: 60_000 })

@@ -13,6 +13,7 @@ import { chainConfigJson } from '../rules/chain-config-json.js'
 import { getProof } from '../state/view.js'
 import { rpcPendingTx } from '../txpool/format.js'
 import type { EthBackend, ResolvedBlock } from './backend.js'
+import { DecodedBlocks } from './decoded-blocks.js'
 import { rpcReceipt, rpcTransaction } from './format.js'
 import {
   type BlockSelector,
@@ -33,7 +34,7 @@ import {
   stringArg,
   stringsArg,
 } from './read-args.js'
-import { blockReceipts, blockResult, decodeTx, headerResult, rawTxAt, txAt } from './read-format.js'
+import { blockReceipts, blockResult, headerResult, rawTxAt, txAt } from './read-format.js'
 
 export { decodeStorageKey } from './read-args.js'
 
@@ -71,15 +72,12 @@ export function readMethods(backend: EthBackend): Array<[string, EthMethod]> {
   }
 
   /** An accepted tx: its block, position and decoded form. */
+  const blocks = new DecodedBlocks(backend.core, common)
   async function acceptedTx(hash: Uint8Array) {
     const loc = await backend.core.getTxLocation(hash)
     if (loc === undefined) return undefined
-    const rlp = await backend.core.getBlockByHash(loc.blockHash)
-    if (rlp === undefined) return undefined
-    const { header, txs } = decodeBlock(rlp)
-    const raw = txs[loc.index]
-    if (raw === undefined) return undefined
-    return { loc, header, raw, tx: decodeTx(common, raw) }
+    const found = await blocks.tx(loc.blockHash, loc.index)
+    return found === undefined ? undefined : { loc, ...found }
   }
 
   const methods: Array<[string, EthMethod]> = [
