@@ -1,20 +1,19 @@
 /**
- * A deterministic discrete-event simulator for the Snowman engine core: a simulated clock, an in-memory network
- * (configurable loss and latency, request timeouts that turn into queryFailed/getFailed), seeded PRNGs and N
- * engine cores (plain `EngineState`s stepped with `engineHandle`) each with a trivial in-memory VM that checks the
- * engine's accept/reject/verify contract. Blocks travel as `EngineBlock`s: the IO layer's parsing is not simulated.
+ * A deterministic discrete-event simulator of N Snowman engines: a simulated clock, an in-memory network
+ * (configurable loss and latency, request timeouts that turn into queryFailed/getFailed), seeded PRNGs, and per
+ * node a trivial in-memory VM that checks the engine's accept/reject/verify contract. Each engine is the engine
+ * actor on XState's SimulatedClock or its core stepped directly (engine-driver.ts). Blocks reach the engines as
+ * `EngineBlock`s (the IO layer's parsing is not simulated), but every message that crosses the network is also
+ * encoded with Firn's consensus codecs and its frame length counted per sender and kind (wire.ts).
  */
-import {
-  type EngineEffect,
-  type EngineInput,
-  type EngineState,
-  engineCreate,
-  engineHandle,
-  engineProcessingBlock,
-} from '../../actors/consensus/engine.js'
+import type { EngineEffect, EngineInput, EngineState } from '../../actors/consensus/engine.js'
+import { engineProcessingBlock } from '../../actors/consensus/engine.js'
 import { DEFAULT_SNOW_PARAMS, type SnowParams } from '../../actors/consensus/params.js'
 import { mulberry32 } from '../../actors/consensus/prng.js'
 import type { EngineBlock, ValidatorStake } from '../../actors/consensus/types.js'
+import { actorDriver, coreDriver, type DriverKind, type EngineDriver, SimClock } from './engine-driver.js'
+import { EventQueue } from './event-queue.js'
+import { newTraffic, type Traffic, WireEncoder, type WireKind } from './wire.js'
 
 export { mulberry32 }
 
@@ -25,18 +24,26 @@ export function makeBlock(id: string, parentId: string, height: number, timestam
 
 export const GENESIS = makeBlock('genesis', '', 0)
 
+/** The container size when none is given: test/sim/container.ts measures it (a C-chain block with one transfer). */
+export const DEFAULT_CONTAINER_BYTES = 2589
+
 export interface SimConfig {
   seed: number
   /** node count (weight 100 each) */
   nodes: number
   params?: SnowParams
+  /** 'core' (default): engineHandle stepped directly; 'actor': the engine actor on XState's SimulatedClock */
+  driver?: DriverKind
   /** probability that a network message (not a loop-back) is lost */
   lossRate?: number
   /** inclusive latency range for network messages */
   latencyMs?: [number, number]
   /** request timeout: a query or get without an answer by then fails */
   requestTimeoutMs?: number
+  /** the frontier-poll / repoll tick */
   tickMs?: number
+  /** bytes of every block's container in PushQuery and Put */
+  containerBytes?: number
   /** validators that never answer nor act (still counted as connected) */
   silent?: string[]
   /** validators every other node sees as disconnected (queries to them fail at once) */
@@ -54,20 +61,37 @@ interface SimVm {
   built: number
 }
 
-export interface SimNode {
-  id: string
-  engine: EngineState
-  vm: SimVm
-  /** time each height got accepted here */
-  acceptedAtMs: number[]
-  inbound: Map<number, { from: string; requestId: number }>
-  nextInbound: number
+interface Inbound {
+  from: string
+  requestId: number
+  /** the exchange's request ID on the wire */
+  wireId: number
 }
 
-interface Ev {
-  at: number
-  seq: number
-  run: () => void
+export class SimNode {
+  driver: EngineDriver | undefined
+  readonly vm: SimVm = {
+    blocks: new Map([[GENESIS.id, GENESIS]]),
+    accepted: [GENESIS.id],
+    rejected: new Set(),
+    preference: GENESIS.id,
+    built: 0,
+  }
+  /** time each height got accepted here */
+  readonly acceptedAtMs: number[] = [0]
+  readonly inbound = new Map<number, Inbound>()
+  nextInbound = 1
+  /** the node's exchange request counter (the envelope's request ID) */
+  nextWireId = 1
+  /** what this node sent over the network (loop-backs excluded) */
+  readonly sent: Traffic = newTraffic()
+
+  constructor(readonly id: string) {}
+
+  get engine(): EngineState {
+    if (this.driver === undefined) throw new Error(`${this.id}: the engine has not started`)
+    return this.driver.core
+  }
 }
 
 export const nodeIdOf = (i: number): string => `NodeID-${i}`
@@ -78,29 +102,38 @@ export class ConsensusSim {
   readonly validators: ValidatorStake[]
   now = 0
   readonly stats = { events: 0, messages: 0, lost: 0, queryFailed: 0, getFailed: 0 }
-  readonly #heap: Ev[] = []
-  #seq = 0
+  readonly #queue = new EventQueue()
+  readonly #clock: SimClock
   readonly #net: () => number
   readonly #cfg: Required<Omit<SimConfig, 'params'>> & { params: SnowParams }
+  readonly #wire: WireEncoder
   readonly #silent: Set<string>
   readonly #down: Set<string>
   readonly #bad: Set<string>
   /** `${from}|${kind}|${key}|${to}` -> true while unanswered */
   readonly #requests = new Set<string>()
+  #failure: unknown
 
   constructor(cfg: SimConfig) {
     this.#cfg = {
       params: DEFAULT_SNOW_PARAMS,
+      driver: 'core',
       lossRate: 0,
       latencyMs: [1, 1],
       requestTimeoutMs: 500,
       tickMs: 100,
+      containerBytes: DEFAULT_CONTAINER_BYTES,
       silent: [],
       disconnected: [],
       badBlocks: [],
       ...cfg,
     }
     this.#net = mulberry32(cfg.seed)
+    this.#clock = new SimClock((at) => this.#queue.schedule(at, () => {}))
+    this.#wire = new WireEncoder({
+      container: new Uint8Array(this.#cfg.containerBytes),
+      timeoutMs: this.#cfg.requestTimeoutMs,
+    })
     this.#silent = new Set(this.#cfg.silent)
     this.#down = new Set(this.#cfg.disconnected)
     this.#bad = new Set(this.#cfg.badBlocks)
@@ -108,26 +141,37 @@ export class ConsensusSim {
     // every validator not disconnected counts as connected (silent ones too)
     const connected = this.validators.map((v) => v.nodeId).filter((n) => !this.#down.has(n))
     for (let i = 0; i < cfg.nodes; i++) {
-      const id = nodeIdOf(i)
-      const engine = engineCreate({
+      const node = new SimNode(nodeIdOf(i))
+      const start = {
         params: this.#cfg.params,
-        self: id,
+        self: node.id,
         lastAccepted: { id: GENESIS.id, height: 0 },
         validators: this.validators,
         connected,
         seed: cfg.seed * 1000 + i + 1,
-      })
-      const vm: SimVm = {
-        blocks: new Map([[GENESIS.id, GENESIS]]),
-        accepted: [GENESIS.id],
-        rejected: new Set(),
-        preference: GENESIS.id,
-        built: 0,
       }
-      const node: SimNode = { id, engine, vm, acceptedAtMs: [0], inbound: new Map(), nextInbound: 1 }
       this.nodes.push(node)
-      this.byId.set(id, node)
-      if (this.#active(id)) this.#scheduleTick(node, Math.floor(this.#net() * this.#cfg.tickMs) + 1)
+      this.byId.set(node.id, node)
+      const effects = (es: EngineEffect[]): void => {
+        for (const e of es) this.#effect(node, e)
+      }
+      if (this.#cfg.driver === 'core' || !this.#active(node.id)) {
+        // a silent or disconnected node's core is never stepped
+        node.driver = coreDriver(start, effects)
+      }
+      if (!this.#active(node.id)) continue
+      // active nodes start at random phases of the tick
+      const phase = Math.floor(this.#net() * this.#cfg.tickMs) + 1
+      if (this.#cfg.driver === 'core') {
+        this.#scheduleTick(node, phase)
+        continue
+      }
+      const failed = (error: unknown): void => {
+        this.#failure ??= error
+      }
+      this.#queue.schedule(phase, () => {
+        node.driver = actorDriver({ start, clock: this.#clock, frontierPollMs: this.#cfg.tickMs, effects, failed })
+      })
     }
   }
 
@@ -135,57 +179,29 @@ export class ConsensusSim {
     return !this.#silent.has(id) && !this.#down.has(id)
   }
 
-  // ---- event queue (binary heap on (at, seq)) ----
-
-  #schedule(at: number, run: () => void): void {
-    const h = this.#heap
-    h.push({ at, seq: this.#seq++, run })
-    let i = h.length - 1
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      if (!less(h[i] as Ev, h[p] as Ev)) break
-      ;[h[i], h[p]] = [h[p] as Ev, h[i] as Ev]
-      i = p
-    }
-  }
-
-  #pop(): Ev | undefined {
-    const h = this.#heap
-    const top = h[0]
-    const last = h.pop()
-    if (h.length > 0 && last !== undefined) {
-      h[0] = last
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < h.length && less(h[l] as Ev, h[m] as Ev)) m = l
-        if (r < h.length && less(h[r] as Ev, h[m] as Ev)) m = r
-        if (m === i) break
-        ;[h[i], h[m]] = [h[m] as Ev, h[i] as Ev]
-        i = m
-      }
-    }
-    return top
-  }
-
   /** Runs events until `done()` holds (checked after each event) or simulated time passes `maxMs`. */
   runUntil(done: () => boolean, maxMs: number): boolean {
     while (!done()) {
-      const top = this.#heap[0]
-      if (top === undefined || top.at > maxMs) return false
-      const ev = this.#pop() as Ev
+      const at = this.#queue.peekTime()
+      if (at === undefined || at > maxMs) return false
+      const ev = this.#queue.pop() as { at: number; run: () => void }
       this.now = ev.at
+      this.#clock.advance(ev.at)
       this.stats.events++
       ev.run()
+      if (this.#failure !== undefined) throw this.#failure
     }
     return true
   }
 
   /** The builder of `nodeId` signals pending txs at `atMs`. */
   pendingTxs(nodeId: string, atMs: number): void {
-    this.#schedule(atMs, () => this.#input(this.#node(nodeId), { type: 'pendingTxs' }))
+    this.#queue.schedule(atMs, () => this.#input(this.#node(nodeId), { type: 'pendingTxs' }))
+  }
+
+  /** Stops the engine actors (a run's end). */
+  stop(): void {
+    for (const n of this.nodes) n.driver?.stop()
   }
 
   #node(id: string): SimNode {
@@ -195,30 +211,33 @@ export class ConsensusSim {
   }
 
   #scheduleTick(node: SimNode, at: number): void {
-    this.#schedule(at, () => {
+    this.#queue.schedule(at, () => {
       this.#input(node, { type: 'tick' })
       this.#scheduleTick(node, this.now + this.#cfg.tickMs)
     })
   }
 
   #input(node: SimNode, input: EngineInput): void {
-    for (const e of engineHandle(node.engine, input)) this.#effect(node, e)
+    if (node.driver === undefined) throw new Error(`${node.id}: input ${input.type} before the engine started`)
+    node.driver.send(input)
   }
 
-  /** Sends over the network: loop-backs arrive at once and are never lost. */
-  #send(from: string, to: string, deliver: () => void): void {
-    if (from === to) {
-      this.#schedule(this.now, deliver)
+  /** Sends over the network: loop-backs arrive at once, are never lost and are not counted. */
+  #send(from: SimNode, to: string, kind: WireKind, bytes: () => number, deliver: () => void): void {
+    if (from.id === to) {
+      this.#queue.schedule(this.now, deliver)
       return
     }
     this.stats.messages++
+    from.sent.messages[kind]++
+    from.sent.bytes[kind] += bytes()
     if (!this.#active(to)) return
     if (this.#net() < this.#cfg.lossRate) {
       this.stats.lost++
       return
     }
     const [lo, hi] = this.#cfg.latencyMs
-    this.#schedule(this.now + lo + Math.floor(this.#net() * (hi - lo + 1)), deliver)
+    this.#queue.schedule(this.now + lo + Math.floor(this.#net() * (hi - lo + 1)), deliver)
   }
 
   /** Registers a request; its failure fires at once for a disconnected target, else at the timeout. */
@@ -227,8 +246,8 @@ export class ConsensusSim {
     const fail = () => {
       if (this.#requests.delete(key)) onFail()
     }
-    if (this.#down.has(to)) this.#schedule(this.now, fail)
-    else this.#schedule(this.now + this.#cfg.requestTimeoutMs, fail)
+    if (this.#down.has(to)) this.#queue.schedule(this.now, fail)
+    else this.#queue.schedule(this.now + this.#cfg.requestTimeoutMs, fail)
   }
 
   #effect(node: SimNode, e: EngineEffect): void {
@@ -247,10 +266,15 @@ export class ConsensusSim {
             e.type === 'pushQuery'
               ? { type: 'query', from: node.id, inboundId: 0, block: e.block, requestedHeight: e.requestedHeight }
               : { type: 'query', from: node.id, inboundId: 0, blockId: e.blockId, requestedHeight: e.requestedHeight }
-          this.#send(node.id, to, () => {
+          const wireId = node.nextWireId++
+          const bytes = () =>
+            e.type === 'pushQuery'
+              ? this.#wire.pushQuery(wireId, this.now, e.requestedHeight)
+              : this.#wire.pullQuery(wireId, this.now, e.blockId, e.requestedHeight)
+          this.#send(node, to, e.type, bytes, () => {
             const target = this.#node(to)
             const inboundId = target.nextInbound++
-            target.inbound.set(inboundId, { from: node.id, requestId: e.requestId })
+            target.inbound.set(inboundId, { from: node.id, requestId: e.requestId, wireId })
             this.#input(target, { ...q, inboundId })
           })
         }
@@ -259,11 +283,17 @@ export class ConsensusSim {
         const req = node.inbound.get(e.inboundId)
         node.inbound.delete(e.inboundId)
         if (req === undefined) throw new Error(`chits for unknown inbound ${e.inboundId}`)
-        this.#send(node.id, req.from, () => {
-          const querier = this.#node(req.from)
-          if (req.requestId !== 0 && !this.#requests.delete(`${req.from}|q|${req.requestId}|${node.id}`)) return
-          this.#input(querier, { type: 'chits', from: node.id, requestId: req.requestId, chits: e.chits })
-        })
+        this.#send(
+          node,
+          req.from,
+          'chits',
+          () => this.#wire.chits(req.wireId, e.chits),
+          () => {
+            const querier = this.#node(req.from)
+            if (req.requestId !== 0 && !this.#requests.delete(`${req.from}|q|${req.requestId}|${node.id}`)) return
+            this.#input(querier, { type: 'chits', from: node.id, requestId: req.requestId, chits: e.chits })
+          },
+        )
         return
       }
       case 'get': {
@@ -272,15 +302,28 @@ export class ConsensusSim {
           this.stats.getFailed++
           this.#input(node, { type: 'getFailed', from: e.to, blockId: e.blockId })
         })
-        this.#send(node.id, e.to, () => {
-          const peer = this.#node(e.to)
-          const blk = engineProcessingBlock(peer.engine, e.blockId) ?? peer.vm.blocks.get(e.blockId)
-          if (blk === undefined) return // not answered: the asker times out
-          this.#send(peer.id, node.id, () => {
-            if (!this.#requests.delete(key)) return
-            this.#input(node, { type: 'put', from: peer.id, block: blk, blockId: e.blockId })
-          })
-        })
+        const wireId = node.nextWireId++
+        this.#send(
+          node,
+          e.to,
+          'get',
+          () => this.#wire.get(wireId, this.now, e.blockId),
+          () => {
+            const peer = this.#node(e.to)
+            const blk = engineProcessingBlock(peer.engine, e.blockId) ?? peer.vm.blocks.get(e.blockId)
+            if (blk === undefined) return // not answered: the asker times out
+            this.#send(
+              peer,
+              node.id,
+              'put',
+              () => this.#wire.put(wireId),
+              () => {
+                if (!this.#requests.delete(key)) return
+                this.#input(node, { type: 'put', from: peer.id, block: blk, blockId: e.blockId })
+              },
+            )
+          },
+        )
         return
       }
       case 'verify': {
@@ -288,7 +331,7 @@ export class ConsensusSim {
         if (!vm.blocks.has(b.parentId)) throw new Error(`${node.id}: verify ${b.id} before its parent ${b.parentId}`)
         const ok = !this.#bad.has(b.id)
         if (ok) vm.blocks.set(b.id, b)
-        this.#schedule(this.now + 1, () => this.#input(node, { type: 'verified', blockId: b.id, ok }))
+        this.#queue.schedule(this.now + 1, () => this.#input(node, { type: 'verified', blockId: b.id, ok }))
         return
       }
       case 'build': {
@@ -296,7 +339,7 @@ export class ConsensusSim {
         if (parent === undefined) throw new Error(`${node.id}: preference ${vm.preference} unknown to the VM`)
         const b = makeBlock(`${node.id}/b${++vm.built}@${parent.height + 1}`, parent.id, parent.height + 1, this.now)
         vm.blocks.set(b.id, b)
-        this.#schedule(this.now, () => this.#input(node, { type: 'built', block: b }))
+        this.#queue.schedule(this.now, () => this.#input(node, { type: 'built', block: b }))
         return
       }
       case 'accept': {
@@ -324,5 +367,3 @@ export class ConsensusSim {
     return this.nodes.map((n) => `${n.id}:${n.vm.accepted.join(',')}@${n.acceptedAtMs.join(',')}`).join('\n')
   }
 }
-
-const less = (a: Ev, b: Ev): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq)
