@@ -7,11 +7,11 @@ TEST := $(TSX) --test --test-reporter=spec
 FIRN_GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 export FIRN_GIT_COMMIT
 
-UNIT_TESTS = $(shell find test/unit -name '*.test.ts' | sort)
+UNIT_TESTS = $(shell find test/unit test/sim -name '*.test.ts' | sort)
 INTEGRATION_TESTS = $(shell find test/integration -name '*.test.ts' | sort)
 EXAMPLES = $(shell find examples -maxdepth 1 -name '*.ts' | sort)
 
-.PHONY: all install browser run inspect test typecheck lint format test-unit test-integration examples bench clean clean-data network network-stop
+.PHONY: all install browser run inspect test typecheck lint format test-unit test-integration examples bench sim clean clean-data network network-stop
 
 all: test
 
@@ -72,6 +72,10 @@ examples: install
 ## bench: benchmarks, JSON on stdout
 bench: install
 	@set -e; for f in $$(find bench -maxdepth 1 -name '*.bench.ts' | sort); do timeout 1200 $(TSX) $$f; done
+
+## sim: the consensus scale simulation, 5 to 100 validators in one process, JSON on stdout (docs/performance.md)
+sim: install
+	$(TSX) test/sim/run.ts $(ARGS)
 
 clean:
 	rm -rf node_modules
