@@ -85,6 +85,8 @@ export class SimNode {
   nextWireId = 1
   /** what this node sent over the network (loop-backs excluded) */
   readonly sent: Traffic = newTraffic()
+  /** of its pull queries, the frontier polls (requestId 0: no poll, sent on an idle tick) */
+  frontierPulls = 0
 
   constructor(readonly id: string) {}
 
@@ -267,6 +269,7 @@ export class ConsensusSim {
               ? { type: 'query', from: node.id, inboundId: 0, block: e.block, requestedHeight: e.requestedHeight }
               : { type: 'query', from: node.id, inboundId: 0, blockId: e.blockId, requestedHeight: e.requestedHeight }
           const wireId = node.nextWireId++
+          if (e.requestId === 0 && to !== node.id) node.frontierPulls++
           const bytes = () =>
             e.type === 'pushQuery'
               ? this.#wire.pushQuery(wireId, this.now, e.requestedHeight)

@@ -67,6 +67,8 @@ export interface ScenarioResult {
     messagesByKind: Record<WireKind, number>
     bytesByKind: Record<WireKind, number>
   }
+  /** per accepted block and node (mean over nodes): polls started, and the frontier polls of idle ticks */
+  polls: { perBlockPerNode: number; peersPerPoll: number; frontierPullsPerBlockPerNode: number }
   /** queries and gets that timed out, messages lost */
   failures: { queryFailed: number; getFailed: number; lost: number }
   events: number
@@ -144,6 +146,9 @@ function measure(sim: ConsensusSim, cfg: ScenarioConfig): ScenarioResult {
     for (const k of WIRE_KINDS) out[k] = round1(sim.nodes.reduce((s, n) => s + perBlock(pick(k, n)), 0) / cfg.nodes)
     return out
   }
+  const polls = sim.nodes.reduce((s, n) => s + n.engine.requestId, 0)
+  const frontier = sim.nodes.reduce((s, n) => s + n.frontierPulls, 0)
+  const queries = sim.nodes.reduce((s, n) => s + n.sent.messages.pushQuery + n.sent.messages.pullQuery, 0)
   const rejected = new Set(sim.nodes.flatMap((n) => [...n.vm.rejected]))
   return {
     nodes: cfg.nodes,
@@ -156,6 +161,12 @@ function measure(sim: ConsensusSim, cfg: ScenarioConfig): ScenarioResult {
       bytes: meanMax(sim.nodes.map((n) => perBlock(totalOf(n.sent.bytes)))),
       messagesByKind: kindMean((k, n) => n.sent.messages[k]),
       bytesByKind: kindMean((k, n) => n.sent.bytes[k]),
+    },
+    polls: {
+      perBlockPerNode: round1(polls / cfg.nodes / cfg.blocks),
+      // the distinct peers a poll's query goes to over the network (self is sampled too, and looped back)
+      peersPerPoll: round1((queries - frontier) / polls),
+      frontierPullsPerBlockPerNode: round1(frontier / cfg.nodes / cfg.blocks),
     },
     failures: { queryFailed: sim.stats.queryFailed, getFailed: sim.stats.getFailed, lost: sim.stats.lost },
     events: sim.stats.events,

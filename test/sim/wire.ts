@@ -3,14 +3,14 @@
  * the consensus protocol's envelope (protocols/consensus/service.ts `consensusSpec`: request ID, deadline, and the
  * PushQuery / PullQuery / Get request or the Chits / Put response, protocols/consensus/consensus.ts) framed with its
  * varint length (protocols/codec/frame.ts), IDs as 32 bytes (src/network/chain-wire.ts). Not counted: the libp2p
- * layers below the frame (yamux stream headers, noise encryption, TCP/IP).
+ * layers under the frame (yamux stream headers, noise encryption, TCP/IP).
  */
 import { createHash } from 'node:crypto'
 import type { Chits } from '../../actors/consensus/types.js'
 import { encodeFrame } from '../../protocols/codec/frame.js'
-import type { ConsensusRequest, ConsensusResponse } from '../../protocols/consensus/service.js'
+import type { ConsensusRequest, ConsensusResponse, Chits as WireChits } from '../../protocols/consensus/service.js'
 import { consensusSpec } from '../../protocols/consensus/service.js'
-import { blockIdBytes, chitsToWire } from '../../src/network/chain-wire.js'
+import { blockIdBytes } from '../../src/network/chain-wire.js'
 
 export const WIRE_KINDS = ['pushQuery', 'pullQuery', 'chits', 'get', 'put'] as const
 export type WireKind = (typeof WIRE_KINDS)[number]
@@ -30,18 +30,18 @@ export interface WireOptions {
 /** Encodes simulated messages into frames and returns their lengths. */
 export class WireEncoder {
   readonly #chainId = sha256('firn-sim/chain')
-  readonly #hex = new Map<string, string>()
+  readonly #ids = new Map<string, Uint8Array>()
 
   constructor(private readonly o: WireOptions) {}
 
-  /** a simulated block ID (any string) as the 0x-hex 32-byte ID the node uses */
-  hexId(id: string): string {
-    let hex = this.#hex.get(id)
-    if (hex === undefined) {
-      hex = `0x${Buffer.from(sha256(`block/${id}`)).toString('hex')}`
-      this.#hex.set(id, hex)
+  /** a simulated block ID (any string) as the 32 bytes of the 0x-hex ID the node uses (sha256 of the name) */
+  idBytes(id: string): Uint8Array {
+    let bytes = this.#ids.get(id)
+    if (bytes === undefined) {
+      bytes = blockIdBytes(`0x${Buffer.from(sha256(`block/${id}`)).toString('hex')}`)
+      this.#ids.set(id, bytes)
     }
-    return hex
+    return bytes
   }
 
   #request(request: ConsensusRequest, requestId: number, nowMs: number): number {
@@ -59,25 +59,22 @@ export class WireEncoder {
   }
 
   pullQuery(requestId: number, nowMs: number, blockId: string, requestedHeight: number): number {
-    const pullQuery = { chainId: this.#chainId, containerId: blockIdBytes(this.hexId(blockId)), requestedHeight }
+    const pullQuery = { chainId: this.#chainId, containerId: this.idBytes(blockId), requestedHeight }
     return this.#request({ pullQuery }, requestId, nowMs)
   }
 
   get(requestId: number, nowMs: number, blockId: string): number {
-    return this.#request(
-      { get: { chainId: this.#chainId, containerId: blockIdBytes(this.hexId(blockId)) } },
-      requestId,
-      nowMs,
-    )
+    return this.#request({ get: { chainId: this.#chainId, containerId: this.idBytes(blockId) } }, requestId, nowMs)
   }
 
   chits(requestId: number, chits: Chits): number {
-    const wire = chitsToWire(this.#chainId, {
-      preferredId: this.hexId(chits.preferredId),
-      preferredIdAtHeight: this.hexId(chits.preferredIdAtHeight),
-      acceptedId: this.hexId(chits.acceptedId),
+    const wire: WireChits = {
+      chainId: this.#chainId,
+      preferredId: this.idBytes(chits.preferredId),
+      preferredIdAtHeight: this.idBytes(chits.preferredIdAtHeight),
+      acceptedId: this.idBytes(chits.acceptedId),
       acceptedHeight: chits.acceptedHeight,
-    })
+    }
     return this.#response({ chits: wire }, requestId)
   }
 
