@@ -38,6 +38,11 @@ export interface SimConfig {
   lossRate?: number
   /** inclusive latency range for network messages */
   latencyMs?: [number, number]
+  /**
+   * true (default): messages from one node to another arrive in the order they were sent, as on the node's one
+   * stream per peer and protocol (a message drawing a shorter latency waits for the one before it)
+   */
+  fifo?: boolean
   /** request timeout: a query or get without an answer by then fails */
   requestTimeoutMs?: number
   /** the frontier-poll / repoll tick */
@@ -87,8 +92,16 @@ export class SimNode {
   readonly sent: Traffic = newTraffic()
   /** of its pull queries, the frontier polls (requestId 0: no poll, sent on an idle tick) */
   frontierPulls = 0
+  /** by peer index: when this node's last message to it arrives (FIFO links) */
+  readonly linkBusyUntil: number[]
 
-  constructor(readonly id: string) {}
+  constructor(
+    readonly id: string,
+    readonly index: number,
+    nodes: number,
+  ) {
+    this.linkBusyUntil = new Array<number>(nodes).fill(0)
+  }
 
   get engine(): EngineState {
     if (this.driver === undefined) throw new Error(`${this.id}: the engine has not started`)
@@ -122,6 +135,7 @@ export class ConsensusSim {
       driver: 'core',
       lossRate: 0,
       latencyMs: [1, 1],
+      fifo: true,
       requestTimeoutMs: 500,
       tickMs: 100,
       containerBytes: DEFAULT_CONTAINER_BYTES,
@@ -143,7 +157,7 @@ export class ConsensusSim {
     // every validator not disconnected counts as connected (silent ones too)
     const connected = this.validators.map((v) => v.nodeId).filter((n) => !this.#down.has(n))
     for (let i = 0; i < cfg.nodes; i++) {
-      const node = new SimNode(nodeIdOf(i))
+      const node = new SimNode(nodeIdOf(i), i, cfg.nodes)
       const start = {
         params: this.#cfg.params,
         self: node.id,
@@ -239,7 +253,13 @@ export class ConsensusSim {
       return
     }
     const [lo, hi] = this.#cfg.latencyMs
-    this.#queue.schedule(this.now + lo + Math.floor(this.#net() * (hi - lo + 1)), deliver)
+    let at = this.now + lo + Math.floor(this.#net() * (hi - lo + 1))
+    if (this.#cfg.fifo) {
+      const peer = this.#node(to).index
+      at = Math.max(at, from.linkBusyUntil[peer] as number)
+      from.linkBusyUntil[peer] = at
+    }
+    this.#queue.schedule(at, deliver)
   }
 
   /** Registers a request; its failure fires at once for a disconnected target, else at the timeout. */
