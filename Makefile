@@ -7,11 +7,11 @@ TEST := $(TSX) --test --test-reporter=spec
 FIRN_GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 export FIRN_GIT_COMMIT
 
-UNIT_TESTS = $(shell find test/unit -name '*.test.ts' | sort)
+UNIT_TESTS = $(shell find test/unit test/sim -name '*.test.ts' | sort)
 INTEGRATION_TESTS = $(shell find test/integration -name '*.test.ts' | sort)
 EXAMPLES = $(shell find examples -maxdepth 1 -name '*.ts' | sort)
 
-.PHONY: all install browser run inspect test typecheck lint format test-unit test-integration examples bench bench-peers profile-transfers clean clean-data network network-stop
+.PHONY: all install browser run inspect test typecheck lint format test-unit test-integration examples bench bench-peers profile-transfers sim clean clean-data network network-stop
 
 all: test
 
@@ -87,6 +87,10 @@ $(WRK):
 ## profile-transfers: a CPU profile (admin.startCPUProfiler) of Firn under each transfer workload of the harness
 profile-transfers: install
 	$(TSX) scripts/profile-transfers.ts
+
+## sim: the consensus scale simulation, 5 to 100 validators in one process, JSON on stdout (docs/performance.md)
+sim: install
+	$(TSX) test/sim/run.ts $(ARGS)
 
 clean:
 	rm -rf node_modules

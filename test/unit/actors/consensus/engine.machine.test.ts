@@ -12,7 +12,7 @@ import {
 } from '../../../../actors/consensus/engine.machine.js'
 import { DEFAULT_SNOW_PARAMS } from '../../../../actors/consensus/params.js'
 import { emitted$ } from '../../../../src/runtime/emitted.js'
-import { makeBlock } from '../../../helpers/consensus-sim.js'
+import { makeBlock } from '../../../sim/consensus-sim.js'
 
 const G = { id: 'G', height: 0 }
 

@@ -12,7 +12,7 @@ import {
 } from '../../../../actors/consensus/engine.js'
 import { DEFAULT_SNOW_PARAMS, type SnowParams } from '../../../../actors/consensus/params.js'
 import type { Chits, EngineBlock } from '../../../../actors/consensus/types.js'
-import { makeBlock } from '../../../helpers/consensus-sim.js'
+import { makeBlock } from '../../../sim/consensus-sim.js'
 
 const G = { id: 'G', height: 0 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { distinct, ERR_INSUFFICIENT_WEIGHT, sampleStake, uniformBelow } from '../../../../actors/consensus/sampler.js'
-import { mulberry32 } from '../../../helpers/consensus-sim.js'
+import { mulberry32 } from '../../../sim/consensus-sim.js'
 
 describe('stake sampler', () => {
   it('draws K units, each owner counted once per unit it owns (lone validator: 20 times)', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { engineSummary } from '../../../../actors/consensus/engine.js'
-import { ConsensusSim, nodeIdOf, type SimConfig } from '../../../helpers/consensus-sim.js'
+import { ConsensusSim, nodeIdOf, type SimConfig } from '../../../sim/consensus-sim.js'
 
 /** Every node accepted the same block at every height it reached; returns the common height. */
 function assertAgreement(sim: ConsensusSim): number {
