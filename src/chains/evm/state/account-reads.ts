@@ -5,7 +5,7 @@
  * and walking the account trie (about 100 us each with every node cached, more without).
  */
 import type { Account } from '@ethereumjs/util'
-import type { NodeStore } from './node-layer.js'
+import { type NodeStore, perStore } from './node-layer.js'
 
 /** entries kept per chain (an entry is a key of ~100 chars and an Account) */
 export const ACCOUNT_READS = 50_000
@@ -34,14 +34,5 @@ export class AccountReads {
   }
 }
 
-const caches = new WeakMap<NodeStore, AccountReads>()
-
 /** The account reads of a chain's node store. */
-export function accountReads(store: NodeStore): AccountReads {
-  let cache = caches.get(store)
-  if (cache === undefined) {
-    cache = new AccountReads(ACCOUNT_READS)
-    caches.set(store, cache)
-  }
-  return cache
-}
+export const accountReads: (store: NodeStore) => AccountReads = perStore(() => new AccountReads(ACCOUNT_READS))

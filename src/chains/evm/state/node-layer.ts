@@ -120,14 +120,18 @@ export class NodeCache {
 
 /** 32 MiB of trie nodes per chain (about 70,000 nodes of a busy account trie) */
 export const NODE_CACHE_BYTES = 32 * 1024 * 1024
-const caches = new WeakMap<NodeStore, NodeCache>()
+/** A value per node store (per chain), made on first use: the chain's read caches. */
+export function perStore<T>(make: () => T): (store: NodeStore) => T {
+  const values = new WeakMap<NodeStore, T>()
+  return (store) => {
+    let value = values.get(store)
+    if (value === undefined) {
+      value = make()
+      values.set(store, value)
+    }
+    return value
+  }
+}
 
 /** The node cache of a chain's node store. */
-export function nodeCache(store: NodeStore): NodeCache {
-  let cache = caches.get(store)
-  if (cache === undefined) {
-    cache = new NodeCache(NODE_CACHE_BYTES)
-    caches.set(store, cache)
-  }
-  return cache
-}
+export const nodeCache: (store: NodeStore) => NodeCache = perStore(() => new NodeCache(NODE_CACHE_BYTES))
