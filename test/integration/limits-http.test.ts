@@ -23,6 +23,15 @@ const bigCall = (id: number) =>
     method: 'eth_call',
     params: [{ to: OVERRIDDEN }, 'latest', { [OVERRIDDEN]: { code: FIVE_MB } }],
   })
+/** PUSH2 0xffff, then JUMPDEST PUSH1 1 SWAP1 SUB DUP1 PUSH1 3 JUMPI STOP: 65,535 turns of a loop (1.7M gas) */
+const LOOP = '0x61ffff5b600190038060035700'
+const slowCall = (id: number) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'eth_call',
+    params: [{ to: OVERRIDDEN }, 'latest', { [OVERRIDDEN]: { code: LOOP } }],
+  })
 const pipelined = (bodies: string[]) =>
   bodies
     .map(
@@ -76,9 +85,10 @@ describe('per-client HTTP limits', () => {
     const hog = await rawSocket(node.url, '127.0.0.4')
     hog.pause()
     const closed = new Promise<void>((resolve) => hog.once('close', () => resolve()))
-    // the first reply stays unsent (nobody reads it), so the 80 behind it wait: more than the 64 allowed
+    // the first call loops for a while, so the 80 behind it are read and wait: more than the 64 allowed (a first
+    // call that answers at once could have its reply fill the socket, and Node then stops reading the rest)
     const small = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })
-    hog.write(pipelined([bigCall(1), ...Array.from({ length: 80 }, () => small)]))
+    hog.write(pipelined([slowCall(1), ...Array.from({ length: 80 }, () => small)]))
     await closed
     assert.match(node.output(), /HTTP connection closed: too many pipelined requests waiting/)
     assert.equal((await call(rpcUrl, 'eth_chainId', [], '127.0.0.4')).json?.result, '0xa868')
