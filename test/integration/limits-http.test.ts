@@ -16,22 +16,18 @@ import { until } from '../helpers/until.js'
 const OVERRIDDEN = `0x${'aa'.repeat(20)}`
 /** PUSH3 5,000,000 PUSH1 0 RETURN: 5 MB of zeros (48M gas of memory, under the 50M cap) */
 const FIVE_MB = '0x624c4b406000f3'
-const bigCall = (id: number) =>
+/** an eth_call of `code` put at OVERRIDDEN by a state override */
+const callWithCode = (id: number, code: string) =>
   JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'eth_call',
-    params: [{ to: OVERRIDDEN }, 'latest', { [OVERRIDDEN]: { code: FIVE_MB } }],
+    params: [{ to: OVERRIDDEN }, 'latest', { [OVERRIDDEN]: { code } }],
   })
+const bigCall = (id: number) => callWithCode(id, FIVE_MB)
 /** PUSH2 0xffff, then JUMPDEST PUSH1 1 SWAP1 SUB DUP1 PUSH1 3 JUMPI STOP: 65,535 turns of a loop (1.7M gas) */
 const LOOP = '0x61ffff5b600190038060035700'
-const slowCall = (id: number) =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method: 'eth_call',
-    params: [{ to: OVERRIDDEN }, 'latest', { [OVERRIDDEN]: { code: LOOP } }],
-  })
+const slowCall = (id: number) => callWithCode(id, LOOP)
 const pipelined = (bodies: string[]) =>
   bodies
     .map(
