@@ -14,6 +14,7 @@ import type { ChainRoutes } from '../api/chain-routes.js'
 import { createHttpServer, type HttpApiServer } from '../api/http/server.js'
 import { metricsRoute } from '../api/metrics/route.js'
 import { registerBuiltinVms } from '../chains/builtin-vms.js'
+import { nativeCrypto } from '../chains/evm/exec/native-crypto.js'
 import { loadVmPlugins } from '../chains/plugins.js'
 import type { ChainVm } from '../chains/vm.js'
 import { VmRegistry } from '../chains/vm-registry.js'
@@ -89,6 +90,9 @@ async function build(
   cleanups.push(() => db.close())
   await checkDatabaseVersion(db, DATABASE_VERSION, config.db.type === 'memdb' ? 'memdb' : config.db.path)
   log.info('database opened', { type: config.db.type, path: config.db.type === 'memdb' ? undefined : config.db.path })
+  // sender recovery and keccak at JS speed cost a transfer about twice the CPU (docs/performance.md)
+  if (nativeCrypto.secp256k1 && nativeCrypto.keccak) log.info('native crypto loaded', nativeCrypto)
+  else log.warn('native crypto did not load: sender recovery and keccak run in JavaScript', nativeCrypto)
 
   const { chains, entries, sharedMemory } = await declareChains(config, db, log)
   for (const { entry } of entries) logs.get(entry.alias)

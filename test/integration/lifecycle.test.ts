@@ -124,6 +124,8 @@ describe('firn process lifecycle', () => {
       const profile = JSON.parse(await readFile(join(dataDir, 'profiles', 'cpu.profile'), 'utf8'))
       assert.ok(profile.nodes.length > 0)
       assert.match(first.output(), /shutting down/)
+      // the native secp256k1 and keccak bindings are in use, and the node says so
+      assert.match(first.output(), /native crypto loaded/)
 
       const second = await startFirn({ dataDir, keepData: true, args: ['--dev', '--staking-port=9651'] })
       started.push(second)

@@ -23,7 +23,6 @@ import { minDelayMs } from './rules/acp226.js'
 import { childHeaderFields, feeStateBefore, headerTimeMs, verifyChildHeader } from './rules/child-header.js'
 import { genesisHeader } from './rules/genesis.js'
 import type { EvmPreset } from './rules/presets.js'
-import type { openStateView } from './state/view.js'
 import type { ChainDb, ExtraWrite } from './store/chain-store.js'
 import { TxPool } from './txpool/pool.js'
 
@@ -386,11 +385,10 @@ export class EvmVm implements EthBackend {
 }
 
 /** Nonce and balance at a state root, for the pool. */
+/** The tx pool's reads of accounts at `root`: the chain's account reads (exec/chain.ts accountAt). */
 function accountReader(core: EvmChainCore, root: Uint8Array) {
-  let view: ReturnType<typeof openStateView> | undefined
   return async (address: Uint8Array) => {
-    view ??= core.stateAt(root)
-    const account = await (await view).getAccount(new Address(address))
+    const account = await core.accountAt(root, new Address(address))
     return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n }
   }
 }

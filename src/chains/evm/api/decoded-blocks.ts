@@ -6,6 +6,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { bytesToHex } from '@ethereumjs/util'
+import { remember } from '../../../runtime/bounded-map.js'
 import { type AvaHeader, decodeBlock } from '../header.js'
 import { decodeTx } from './read-format.js'
 
@@ -47,9 +48,6 @@ export class DecodedBlocks {
     const rlp = await this.core.getBlockByHash(hash)
     if (rlp === undefined) return undefined
     const { header, txs } = decodeBlock(rlp)
-    const block: Decoded = { header, txs, decoded: [] }
-    if (this.#blocks.size >= DECODED_BLOCKS) this.#blocks.delete(this.#blocks.keys().next().value as string)
-    this.#blocks.set(key, block)
-    return block
+    return remember(this.#blocks, key, { header, txs, decoded: [] }, DECODED_BLOCKS)
   }
 }

@@ -7,6 +7,7 @@ import { type Block, createBlock } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Account, Address, bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util'
 import { invalidArgument } from '../../../rpc/eth-args.js'
+import { remember } from '../../../runtime/bounded-map.js'
 import { FirnError } from '../../../runtime/errors.js'
 import { rulesKey } from '../exec/evm-tables.js'
 import { BLACKHOLE } from '../header.js'
@@ -197,12 +198,7 @@ export function callBlock(common: Common, env: CallEnv): Block {
     bytesToHex(env.coinbase),
     env.difficulty,
   ].join('|')
-  const hit = recentBlocks.get(key)
-  if (hit !== undefined) return hit
-  const block = buildCallBlock(common, env)
-  if (recentBlocks.size >= RECENT_BLOCKS) recentBlocks.delete(recentBlocks.keys().next().value as string)
-  recentBlocks.set(key, block)
-  return block
+  return recentBlocks.get(key) ?? remember(recentBlocks, key, buildCallBlock(common, env), RECENT_BLOCKS)
 }
 
 function buildCallBlock(common: Common, env: CallEnv): Block {

@@ -5,9 +5,10 @@
 import type { Common } from '@ethereumjs/common'
 import { type Account, type Address, bytesToHex, equalsBytes } from '@ethereumjs/util'
 import { Subject } from 'rxjs'
+import { remember } from '../../../runtime/bounded-map.js'
 import { ChainStoreError } from '../../store-error.js'
 import { type AvaHeader, encodeBlock, headerHash } from '../header.js'
-import { accountReads } from '../state/account-reads.js'
+import { ACCOUNT_READS, accountReads } from '../state/account-reads.js'
 import { NodeLayer } from '../state/node-layer.js'
 import { AvaStateManager } from '../state/state-manager.js'
 import { openStateView } from '../state/view.js'
@@ -106,7 +107,7 @@ export class EvmChainCore {
     const hit = reads.get(key)
     if (hit !== undefined) return hit ?? undefined
     const account = await (await this.stateAt(root)).getAccount(address)
-    reads.set(key, account ?? null)
+    remember(reads, key, account ?? null, ACCOUNT_READS)
     return account
   }
 

@@ -5,7 +5,8 @@
  * Recovering a sender in pure JS costs ~1.4 ms here, libsecp256k1 ~60 us (docs/performance.md): it was most of the
  * cost of a transfer. The registry packages `secp256k1` and `keccak` ship prebuilt linux-x64 binaries; their
  * main entry falls back to JS silently when the binary does not load, so Firn loads the binding entry itself
- * (`<package>/bindings`) and says which it got (`nativeCrypto`, logged at startup, asserted by a test).
+ * (`<package>/bindings`) and says which it got (`nativeCrypto`: the node logs it at startup, a warning when one
+ * did not load; a test asserts both load here).
  *
  * The results are the same bytes as ethereumjs' `ecrecover` (same v -> recovery id rule, same 64-byte key without
  * the 0x04 prefix) and noble's `keccak_256`; a bad signature throws in both (ethereumjs turns any throw into its

@@ -5,6 +5,7 @@
  * passed to the Common as `ecrecover`.
  */
 import { bytesToHex } from '@ethereumjs/util'
+import { remember } from '../../../runtime/bounded-map.js'
 import { type Ecrecover, fastEcrecover } from './native-crypto.js'
 
 export type { Ecrecover }
@@ -13,14 +14,6 @@ export function cachedEcrecover(maxEntries = 100_000): Ecrecover {
   const cache = new Map<string, Uint8Array>()
   return (msgHash, v, r, s, chainId) => {
     const key = `${bytesToHex(msgHash)}${v.toString(16)}${bytesToHex(r)}${bytesToHex(s)}`
-    const hit = cache.get(key)
-    if (hit !== undefined) return hit
-    const pub = fastEcrecover(msgHash, v, r, s, chainId)
-    if (cache.size >= maxEntries) {
-      const oldest = cache.keys().next().value
-      if (oldest !== undefined) cache.delete(oldest)
-    }
-    cache.set(key, pub)
-    return pub
+    return cache.get(key) ?? remember(cache, key, fastEcrecover(msgHash, v, r, s, chainId), maxEntries)
   }
 }

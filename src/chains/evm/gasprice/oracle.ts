@@ -10,6 +10,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { createTxFromBlockBodyData, type TypedTransaction } from '@ethereumjs/tx'
+import { remember } from '../../../runtime/bounded-map.js'
 import { type AvaHeader, decodeBlock, headerHash } from '../header.js'
 import type { StoredReceipt } from '../store/receipt.js'
 import {
@@ -72,14 +73,6 @@ const HISTORY_CACHE_SIZE = 4096
 const FEE_INFO_EXTRA_SLOTS = 5
 
 const key = (hash: Uint8Array): string => Buffer.from(hash).toString('hex')
-
-/** A Map used as a bounded insertion-ordered cache. */
-function remember<K, V>(map: Map<K, V>, k: K, v: V, max: number): V {
-  map.delete(k)
-  map.set(k, v)
-  while (map.size > max) map.delete(map.keys().next().value as K)
-  return v
-}
 
 export class GasPriceOracle {
   readonly #chain: OracleChain

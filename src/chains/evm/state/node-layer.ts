@@ -16,6 +16,8 @@ export class NodeLayer implements DB<string, Uint8Array> {
   readonly writes = new Map<string, Uint8Array>()
   /** false once the layer is read-only (a view, or a block whose execution has finished) */
   writable: boolean
+  /** the chain's cache of the store's nodes */
+  readonly #cache: NodeCache
 
   constructor(
     readonly store: NodeStore,
@@ -24,6 +26,7 @@ export class NodeLayer implements DB<string, Uint8Array> {
     writable = true,
   ) {
     this.writable = writable
+    this.#cache = nodeCache(store)
   }
 
   async get(key: string, _opts?: EncodingOpts): Promise<Uint8Array | undefined> {
@@ -31,11 +34,10 @@ export class NodeLayer implements DB<string, Uint8Array> {
       const hit = layer.writes.get(key)
       if (hit !== undefined) return hit
     }
-    const cache = nodeCache(this.store)
-    const cached = cache.get(key)
+    const cached = this.#cache.get(key)
     if (cached !== undefined) return cached
     const value = await this.store.get(unprefixedHexToBytes(key))
-    if (value !== undefined) cache.set(key, value)
+    if (value !== undefined) this.#cache.set(key, value)
     return value
   }
 
@@ -61,10 +63,9 @@ export class NodeLayer implements DB<string, Uint8Array> {
   /** The level batch operations that persist this layer's nodes (the accepted state's nodes: cached too). */
   batchOps(): { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] {
     const ops: { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] = []
-    const cache = nodeCache(this.store)
     for (const [key, value] of this.writes) {
       ops.push({ type: 'put', sublevel: this.store, key: unprefixedHexToBytes(key), value })
-      cache.set(key, value)
+      this.#cache.set(key, value)
     }
     return ops
   }
