@@ -65,12 +65,34 @@ const recoverNative =
 /** sender recovery: libsecp256k1 when its binary loaded, else ethereumjs' own */
 export const fastEcrecover: Ecrecover = secp === undefined ? ecrecover : recoverNative(secp)
 
+/** the binding's sponge (keccak's native KeccakState) */
+interface KeccakSponge {
+  initialize(rate: number, capacity: number): void
+  absorb(data: Buffer): void
+  squeeze(length: number): Buffer
+}
+
+/**
+ * One native sponge, reused: the binding's `keccak256` builds a Node Transform stream around a sponge per hash
+ * (~10 us, more than the hash of a trie node), so Firn drives the sponge the stream holds directly: absorb, squeeze
+ * (keccak-256 needs no suffix bits), initialize again. Hashing is synchronous, so one sponge serves every caller.
+ */
+function nativeKeccak(bind: KeccakBinding): Keccak256 {
+  const sponge = (bind('keccak256') as unknown as { _state?: KeccakSponge })._state
+  const hash = (buf: Buffer): Buffer =>
+    sponge === undefined ? bind('keccak256').update(buf).digest() : absorbSqueeze(sponge, buf)
+  return (data) => {
+    const buf = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    // a copy: callers may keep or expose `.buffer`
+    return new Uint8Array(hash(buf))
+  }
+}
+
+function absorbSqueeze(sponge: KeccakSponge, buf: Buffer): Buffer {
+  sponge.initialize(1088, 512)
+  sponge.absorb(buf)
+  return sponge.squeeze(32)
+}
+
 /** keccak-256: the native binding when it loaded, else noble's */
-export const fastKeccak256: Keccak256 =
-  keccakNative === undefined
-    ? keccak_256
-    : (data) => {
-        const buf = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-        // a copy: a digest may share a pooled ArrayBuffer, and callers may keep or expose `.buffer`
-        return new Uint8Array(keccakNative('keccak256').update(buf).digest())
-      }
+export const fastKeccak256: Keccak256 = keccakNative === undefined ? keccak_256 : nativeKeccak(keccakNative)

@@ -1,8 +1,12 @@
 /**
- * Accounts read at a state root, by root and address (null: no account there). The state at a root never changes,
- * so an entry is never stale; pruning (prune.ts) clears the map with the node cache, so a pruned root reads as
- * missing again. eth_getBalance, eth_getTransactionCount and the tx pool's reads at the head then cost a map lookup
- * instead of opening a state view and walking the account trie (EvmChainCore.accountAt).
+ * Reads at a state root, kept per chain. The state at a root never changes, so an entry is never stale; pruning
+ * (prune.ts) clears both maps with the node cache, so a pruned root reads as missing again.
+ *
+ * - Accounts by root and address (null: no account there): eth_getBalance, eth_getTransactionCount and the tx
+ *   pool's reads at the head cost a map lookup instead of opening a state view and walking the account trie
+ *   (EvmChainCore.accountAt).
+ * - Trie values by trie root and key (null: absent), for account and storage tries alike (account-trie.ts): what
+ *   a state view's trie reads, so calls at the same root (eth_call at the head) walk each path once.
  */
 import type { Account } from '@ethereumjs/util'
 import { type NodeStore, perStore } from './node-layer.js'
@@ -14,3 +18,12 @@ export const ACCOUNT_READS = 50_000
 export const accountReads: (store: NodeStore) => Map<string, Account | null> = perStore(
   () => new Map<string, Account | null>(),
 )
+
+/** trie values by root hex + key hex */
+export type TrieReads = Map<string, Uint8Array | null>
+
+/** entries kept per chain (an entry is a key of 104-128 chars and a value of up to ~110 bytes) */
+export const TRIE_READS = 50_000
+
+/** The trie reads of a chain's node store. */
+export const trieReads: (store: NodeStore) => TrieReads = perStore((): TrieReads => new Map())

@@ -1,18 +1,69 @@
 /**
  * The account trie: a Merkle Patricia trie that stores accounts in Avalanche's 5-field RLP. Reads need no
  * change (ethereumjs decodes the first four fields and ignores the fifth); writes append `isMultiCoin`.
- * Storage tries are the base class: `shallowCopy` of this trie builds a plain MerklePatriciaTrie.
+ * Storage tries are plain Merkle Patricia tries: `shallowCopy` of this trie builds a `StorageTrie`.
+ *
+ * Both may share a chain's trie reads (account-reads.ts `trieReads`): the value at a key of a trie whose root is
+ * R, by (R, key). A root is the hash of the trie's whole content, so such an entry is never stale, whoever wrote
+ * the trie and whether it has checkpoints; a hit skips the key's hash and the walk from the root (a node lookup and
+ * an RLP decode per level). State views (eth_call, estimateGas, proofs) use it: their reads are at roots that many
+ * calls share. Block runs do not: they read each parent root once and would only push shared entries out.
  */
-
 import type { MPTOpts } from '@ethereumjs/mpt'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { bytesToUnprefixedHex } from '@ethereumjs/util'
+import { remember } from '../../../runtime/bounded-map.js'
+import { TRIE_READS, type TrieReads } from './account-reads.js'
 import { withMultiCoin } from './account-rlp.js'
 
-export class AccountTrie extends MerklePatriciaTrie {
-  constructor(opts: MPTOpts) {
+/** the trie's root as unprefixed hex, converted once per root */
+class RootId {
+  #root: Uint8Array | undefined
+  #id = ''
+
+  of(root: Uint8Array): string {
+    if (root !== this.#root) {
+      this.#root = root
+      this.#id = bytesToUnprefixedHex(root)
+    }
+    return this.#id
+  }
+}
+
+/** A contract's storage trie (a plain Merkle Patricia trie), reading through the chain's trie reads when given. */
+export class StorageTrie extends MerklePatriciaTrie {
+  readonly #rootId = new RootId()
+
+  constructor(
+    opts: MPTOpts,
+    readonly reads?: TrieReads,
+  ) {
     super(opts)
   }
 
+  override async get(key: Uint8Array, throwIfMissing = false): Promise<Uint8Array | null> {
+    const reads = this.reads
+    if (reads === undefined) return super.get(key, throwIfMissing)
+    const id = this.#rootId.of(this.root()) + bytesToUnprefixedHex(key)
+    const hit = reads.get(id)
+    if (hit !== undefined) return hit
+    const value = await super.get(key, throwIfMissing)
+    remember(reads, id, value, TRIE_READS)
+    return value
+  }
+
+  /** ethereumjs' shallowCopy (how the state manager makes storage tries): a StorageTrie with the same reads */
+  override shallowCopy(includeCheckpoints = true, opts?: MPTOpts): StorageTrie {
+    const trie = new StorageTrie(
+      { ...this._opts, db: this._db.db.shallowCopy(), root: this.root(), cacheSize: 0, ...(opts ?? {}) },
+      this.reads,
+    )
+    if (includeCheckpoints && this.hasCheckpoints()) trie._db.setCheckpoints(this._db.checkpoints)
+    return trie
+  }
+}
+
+export class AccountTrie extends StorageTrie {
   override async put(key: Uint8Array, value: Uint8Array | null, skipKeyTransform = false): Promise<void> {
     const stored = value === null || value.length === 0 ? value : withMultiCoin(value)
     return super.put(key, stored, skipKeyTransform)

@@ -7,7 +7,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToUnprefixedHex, KECCAK256_RLP } from '@ethereumjs/util'
-import { accountReads } from './account-reads.js'
+import { accountReads, trieReads } from './account-reads.js'
 import { type NodeStore, nodeCache } from './node-layer.js'
 
 type Raw = Uint8Array | Raw[]
@@ -66,5 +66,6 @@ export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<
   // a pruned root reads as missing again
   nodeCache(store).clear()
   accountReads(store).clear()
+  trieReads(store).clear()
   return dead.length
 }

@@ -7,22 +7,33 @@ import type { Common } from '@ethereumjs/common'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Address, DB } from '@ethereumjs/util'
 import { ValueEncoding } from '@ethereumjs/util'
+import type { TrieReads } from './account-reads.js'
 import { normaliseStorageKey } from './account-rlp.js'
 import { AccountTrie } from './account-trie.js'
+import './debug-colors.js'
 import type { NodeLayer } from './node-layer.js'
 
 export class AvaStateManager extends MerkleStateManager {
   readonly layer: NodeLayer
 
-  constructor(common: Common, layer: NodeLayer, root: Uint8Array | undefined) {
-    const trie = new AccountTrie({
-      db: layer as unknown as DB<string, string | Uint8Array>,
-      valueEncoding: ValueEncoding.Bytes,
-      useKeyHashing: true,
-      common,
-      cacheSize: 0,
-      ...(root === undefined ? {} : { root }),
-    })
+  /** `reads`: the chain's trie reads, for views (account-trie.ts); block runs go without */
+  constructor(
+    common: Common,
+    layer: NodeLayer,
+    root: Uint8Array | undefined,
+    readonly reads?: TrieReads,
+  ) {
+    const trie = new AccountTrie(
+      {
+        db: layer as unknown as DB<string, string | Uint8Array>,
+        valueEncoding: ValueEncoding.Bytes,
+        useKeyHashing: true,
+        common,
+        cacheSize: 0,
+        ...(root === undefined ? {} : { root }),
+      },
+      reads,
+    )
     super({ common, trie, caches: new Caches() })
     this.layer = layer
   }
@@ -53,6 +64,6 @@ export class AvaStateManager extends MerkleStateManager {
 
   /** A copy over the same layer at the last committed root (used by the EVM for simulations). */
   override shallowCopy(): AvaStateManager {
-    return new AvaStateManager(this.common, this.layer, this._trie.root())
+    return new AvaStateManager(this.common, this.layer, this._trie.root(), this.reads)
   }
 }

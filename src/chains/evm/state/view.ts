@@ -7,6 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import type { Proof } from '@ethereumjs/statemanager'
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { type Address, bytesToHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
+import { trieReads } from './account-reads.js'
 import { normaliseStorageKey } from './account-rlp.js'
 import { NodeLayer, type NodeStore } from './node-layer.js'
 import { AvaStateManager } from './state-manager.js'
@@ -22,7 +23,7 @@ export async function openStateView(
   if (!equalsBytes(root, KECCAK256_RLP) && (await layer.get(bytesToHex(root).slice(2))) === undefined) {
     throw new Error(`missing trie node ${bytesToHex(root)}`)
   }
-  return new AvaStateManager(common, layer, root)
+  return new AvaStateManager(common, layer, root, trieReads(store))
 }
 
 /** EIP-1186 proof. Storage proofs follow coreth: the path of the raw key, the value of the normalised key. */

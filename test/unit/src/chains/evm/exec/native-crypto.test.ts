@@ -60,4 +60,13 @@ describe('native crypto', () => {
       assert.equal(h.buffer.byteLength, 32, 'a hash owns its 32 bytes')
     }
   })
+
+  it('starts every hash afresh on its reused sponge, at and around the 136-byte rate', () => {
+    const data = new Uint8Array(1000).map((_, i) => (i * 31) & 0xff)
+    for (let round = 0; round < 2; round++) {
+      for (const n of [0, 1, 31, 32, 135, 136, 137, 271, 272, 273, 1000]) {
+        assert.deepEqual(fastKeccak256(data.subarray(0, n)), keccak_256(data.subarray(0, n)), `${n} bytes`)
+      }
+    }
+  })
 })
