@@ -1,19 +1,18 @@
 /**
  * Where eth_call, estimateGas and createAccessList run: the state after a resolved block (plus any state
- * overrides) in a block context built from its header (plus block overrides). Every run gets a fresh view and a
- * fresh VM, so runs never see each other's writes. Every run is guarded (src/chains/evm/exec/call-guard.ts): the
+ * overrides) in a block context built from its header (plus block overrides). A run takes a VM of its root from the
+ * chain's call pool (call-pool.ts: reverted between runs; a VM of its own with state overrides), so runs never see
+ * each other's writes. Every run is guarded (src/chains/evm/exec/call-guard.ts): the
  * EVM timeout (rpc-evm-timeout, api-max-duration) or the request's abort signal stops it at its next jump or
  * message with geth's `execution aborted (timeout = <d>)`, and it yields to the event loop every few ms.
  */
 
-import type { Block } from '@ethereumjs/block'
 import type { InterpreterStep } from '@ethereumjs/evm'
-import type { VM } from '@ethereumjs/vm'
 import { formatGoDuration } from '../config/go-duration.js'
-import { createAvaVM } from '../exec/block-run.js'
 import { CallAborted, CallGuard, deadlineAfter, type SliceLane } from '../exec/call-guard.js'
 import type { AvaStateManager } from '../state/state-manager.js'
 import type { EthBackend } from './backend.js'
+import { type CallPool, type CallVM, callPool } from './call-pool.js'
 import { applyMessage, type ExecutionResult, type Message } from './exec-message.js'
 import { applyStateOverrides, type CallEnv, callBlock, type StateOverrides } from './exec-overrides.js'
 import type { BlockSelector } from './hexutil.js'
@@ -61,7 +60,8 @@ export class CallRunner {
   readonly #overrides: StateOverrides | undefined
   readonly #limits: RunLimits
   readonly #deadline: number
-  #spare: AvaStateManager | undefined
+  readonly #pool: CallPool
+  #spare: CallVM | undefined
 
   constructor(
     backend: EthBackend,
@@ -76,6 +76,7 @@ export class CallRunner {
     this.#overrides = overrides
     this.#limits = limits
     this.#deadline = deadlineAfter(limits.timeoutMs)
+    this.#pool = callPool(backend.core)
   }
 
   get env(): CallEnv {
@@ -84,32 +85,16 @@ export class CallRunner {
 
   /** Open the first state (overrides applied): their errors come before anything else, as in geth. */
   async open(): Promise<AvaStateManager> {
-    this.#spare ??= await this.#state()
-    return this.#spare
+    this.#spare ??= await this.#vm()
+    return this.#spare.sm
   }
 
-  async #state(): Promise<AvaStateManager> {
+  /** a pooled VM at the root, or with overrides a VM over a view of its own */
+  async #vm(): Promise<CallVM> {
+    if (this.#overrides === undefined) return this.#pool.take(this.#root)
     const view = await this.#backend.core.stateAt(this.#root)
     await applyStateOverrides(view, this.#overrides)
-    return view
-  }
-
-  async #setup(guard?: CallGuard): Promise<{ vm: VM; block: Block }> {
-    const view = this.#spare ?? (await this.#state())
-    this.#spare = undefined
-    const core = this.#backend.core
-    const blockchain = {
-      getBlock: async (n: number) => {
-        const hash = await core.store.canonicalHash(BigInt(n))
-        return { hash: () => hash ?? new Uint8Array(32) }
-      },
-      putBlock: async () => {},
-      shallowCopy() {
-        return this
-      },
-    }
-    const vm = await createAvaVM(core.common, view, blockchain, guard)
-    return { vm, block: callBlock(vm.common, this.#env) }
+    return this.#pool.make(view)
   }
 
   #abortError(): Error {
@@ -118,8 +103,9 @@ export class CallRunner {
 
   /** The precompile addresses of the rules calls run under (unprefixed lowercase hex). */
   async precompiles(): Promise<string[]> {
-    const { vm } = await this.#setup()
-    return [...vm.evm.precompiles.keys()].map((a) => a.replace(/^0x/, '').toLowerCase())
+    await this.open()
+    const keys = this.#spare?.vm.evm.precompiles.keys() ?? []
+    return [...keys].map((a) => a.replace(/^0x/, '').toLowerCase())
   }
 
   /** Run `msg` under the guard (deadline, signal, slices); MessageError (pre-execution failures) propagates. */
@@ -128,8 +114,20 @@ export class CallRunner {
     try {
       // its turn; throws at once when the deadline passed during an earlier run (estimateGas) or the caller left
       await guard.begin()
-      const { vm, block } = await this.#setup(guard)
-      return await applyMessage(vm, msg, { block, noBaseFee: true, ...(onStep === undefined ? {} : { onStep }) })
+      const entry = this.#spare ?? (await this.#vm())
+      this.#spare = undefined
+      const detach = guard.attach(entry.vm.evm)
+      try {
+        const block = callBlock(entry.vm.common, this.#env)
+        return await applyMessage(entry.vm, msg, {
+          block,
+          noBaseFee: true,
+          ...(onStep === undefined ? {} : { onStep }),
+        })
+      } finally {
+        detach()
+        await this.#pool.give(entry)
+      }
     } catch (err) {
       if (err instanceof CallAborted) throw this.#abortError()
       throw err

@@ -15,7 +15,7 @@ import { createVM, encodeReceipt, type RunTxResult, runTx, type VM } from '@ethe
 import { BLACKHOLE } from '../header.js'
 import type { AvaStateManager } from '../state/state-manager.js'
 import type { StoredReceipt } from '../store/receipt.js'
-import { type CallGuard, guardedOpcodes } from './call-guard.js'
+import { guardedOpcodes } from './call-guard.js'
 import { createFirnEVM } from './evm-tables.js'
 import { avalanchePrecompiles } from './precompiles.js'
 import { orderedTrieRoot } from './trie-root.js'
@@ -83,7 +83,8 @@ export async function createAvaVM(
   common: Common,
   sm: AvaStateManager,
   blockchain: EVMMockBlockchainInterface,
-  guard?: CallGuard,
+  /** with the call guard's JUMP and JUMPI (a guard attaches per run: call-guard.ts) */
+  guarded = false,
 ): Promise<VM> {
   // a copy per VM: each EVM listens to hardfork changes on its own Common (a shared one would collect listeners)
   const copy = common.copy()
@@ -93,11 +94,9 @@ export async function createAvaVM(
     blockchain,
     customPrecompiles: avalanchePrecompiles(),
     // a caller's run (eth_call ...) stops at its deadline and lets the event loop in (call-guard.ts)
-    ...(guard === undefined ? {} : { customOpcodes: guardedOpcodes(copy) }),
+    ...(guarded ? { customOpcodes: guardedOpcodes(copy) } : {}),
   })
-  const vm = await createVM({ common: copy, stateManager: sm, blockchain, evm })
-  guard?.attach(evm)
-  return vm
+  return createVM({ common: copy, stateManager: sm, blockchain, evm })
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * ethereumjs' EVM with its opcode table built once per rule set instead of once per EVM.
+ * ethereumjs' EVM with its opcode table built once per rule set instead of once per EVM, and its jump analysis
+ * done once per contract code instead of once per run.
  *
  * `new EVM()` calls `getOpcodesForHF`, which builds a map of every opcode with its handler and gas handler: about
  * 150 us here, half the cost of an `eth_call` of an ERC-20 balance (Firn makes an EVM per call and per block). The
@@ -9,6 +10,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { EVM, type EVMOpts, getOpcodesForHF, NobleBN254 } from '@ethereumjs/evm'
+import { remember } from '../../../runtime/bounded-map.js'
 
 type Table = ReturnType<typeof getOpcodesForHF>
 type CustomOpcodes = NonNullable<EVMOpts['customOpcodes']>
@@ -51,3 +53,42 @@ export class FirnEVM extends EVM {
 
 /** `createEVM` of ethereumjs (its BN254 backend) for a FirnEVM; every other option is the caller's */
 export const createFirnEVM = (opts: EVMOpts): FirnEVM => new FirnEVM({ ...opts, bn254: new NobleBN254() })
+
+/**
+ * The jump analysis of a run's code (ethereumjs' `Interpreter._getValidJumpDestinations`: the JUMPDEST map, the
+ * PUSH values and the opcode entry at every byte), kept per code. ethereumjs redoes it at the first jump of every
+ * message: ~40 us of an ERC-20 balanceOf eth_call, and again for each ERC-20 transfer. Its result depends only on
+ * the code's bytes and the opcode table (the interpreter's `lookupOpInfo`), and the interpreter only reads it, so
+ * Firn keeps it by code object (the state's code arrives as the same object from the node cache while it stays
+ * there), checked against a copy of the bytes on every hit (a memcmp: a code array that changed is analysed
+ * again), per opcode table (guarded or not). The interpreter class is not exported by ethereumjs: it is loaded
+ * from the module the package's entry loads, the same module instance.
+ */
+type Analysis = { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: unknown[] }
+interface InterpreterProto {
+  _getValidJumpDestinations(this: { _evm: { _opcodeMap: object } }, code: Uint8Array): Analysis
+}
+const { Interpreter } = (await import(new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')).href)) as {
+  Interpreter: { prototype: InterpreterProto }
+}
+const analyse = Interpreter.prototype._getValidJumpDestinations
+/** code objects analysed, by code object: a copy of its bytes and the analysis per opcode table */
+const analysed = new WeakMap<Uint8Array, { bytes: Buffer; byTable: Map<object, Analysis> }>()
+/** codes shorter than this are analysed each time (cheaper than the lookup) */
+const MIN_CODE = 64
+
+Interpreter.prototype._getValidJumpDestinations = function (code) {
+  if (code.length < MIN_CODE) return analyse.call(this, code)
+  const table = this._evm._opcodeMap
+  let entry = analysed.get(code)
+  if (entry === undefined || !entry.bytes.equals(code)) {
+    entry = { bytes: Buffer.from(code), byTable: new Map() }
+    analysed.set(code, entry)
+  }
+  return entry.byTable.get(table) ?? remember(entry.byTable, table, analyse.call(this, code), 4)
+}
+
+/** how many code objects have an analysis kept (tests) */
+export const jumpAnalyses = {
+  has: (code: Uint8Array): boolean => analysed.has(code),
+}

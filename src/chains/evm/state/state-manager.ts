@@ -38,6 +38,11 @@ export class AvaStateManager extends MerkleStateManager {
     this.layer = layer
   }
 
+  /** checkpoints open (the call pool's balance check) */
+  get checkpoints(): number {
+    return this._checkpointCount
+  }
+
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     return super.getStorage(address, normaliseStorageKey(key))
   }
