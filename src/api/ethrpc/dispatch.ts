@@ -112,7 +112,7 @@ export function createDispatcher(opts: EthRpcOptions): Dispatcher {
     }
     const proc = new CallProc(session, () => respondWithError(ErrorCode.timeout, ErrorText.timeout))
     let responseBytes = 0
-    while (next < calls.length && !proc.signal.aborted) {
+    while (next < calls.length && !proc.aborted) {
       const answer = await callMessage(server, proc, calls[next]!, session, meter)
       if (wrote) break
       next++

@@ -15,7 +15,7 @@ import type { EthHandler } from './call-context.js'
 import { ErrorText, methodNotFound } from './errors.js'
 import { isSubscribe, isUnsubscribe, namespaceOf } from './message.js'
 import { argsOf } from './params.js'
-import { ABORTED, untilAborted } from './session.js'
+import { ABORTED } from './session.js'
 import { SUBSCRIPTION_NAMESPACE, subscribeHandler, unsubscribeHandler } from './subscribe.js'
 import type { EthRpcLog } from './types.js'
 
@@ -29,15 +29,15 @@ function handlerOf(name: string, method: EthMethod, log: EthRpcLog | undefined):
   return (args, ctx, callback) => {
     let result: unknown
     try {
-      const raw = method(argsOf(args, ctx.msg.params), ctx.proc.ctx)
-      const signal = ctx.proc.signal
+      const proc = ctx.proc
+      const raw = method(argsOf(args, ctx.msg.params), proc.ctx)
       if (log !== undefined && raw instanceof Promise) {
         const ended = (error?: unknown): void => {
-          if (signal.aborted) log.debug('call ended after it was cancelled', { method: name, error: String(error) })
+          if (proc.aborted) log.debug('call ended after it was cancelled', { method: name, error: String(error) })
         }
         raw.then(() => ended(), ended)
       }
-      result = untilAborted(raw, signal)
+      result = proc.until(raw)
     } catch (err) {
       callback(toWireError(err, 'geth'))
       return

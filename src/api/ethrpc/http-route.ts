@@ -16,7 +16,7 @@ import { errorText } from './encode.js'
 import { ErrorText } from './errors.js'
 import { isAcceptedContentType } from './media-type.js'
 import { readMessages } from './message.js'
-import type { Session } from './session.js'
+import type { CallProc, Session } from './session.js'
 import { DEFAULT_HTTP_BODY_LIMIT, type EthRpcOptions } from './types.js'
 
 const DEFAULT_WRITE_TIMEOUT_MS = 30_000
@@ -87,7 +87,7 @@ export function createEthRpcRoute(opts: EthRpcOptions): RawRoute {
       reply(outcome.kind === 'eof' ? '' : errorText('null', ErrorCode.parse, ErrorText.parse))
       return
     }
-    const procs = new Set<AbortController>()
+    const procs = new Set<CallProc>()
     const session: Session = {
       transport: 'http',
       write: (json, isError) => reply(isError ? json : json + '\n'),

@@ -12,7 +12,7 @@ import type { EthCallback, EthCallContext, EthHandler } from './call-context.js'
 import { ErrorText } from './errors.js'
 import { namespaceOf } from './message.js'
 import { argsOf } from './params.js'
-import { ABORTED, untilAborted } from './session.js'
+import { ABORTED } from './session.js'
 
 export const SUBSCRIPTION_NAMESPACE = 'eth'
 
@@ -46,7 +46,7 @@ async function subscribe(
   proc.created.push(sub)
   try {
     const started = start(parsed.args, (result) => subs.push(sub, result), proc.ctx)
-    const stop = await untilAborted(started, proc.signal)
+    const stop = await proc.until(started)
     if (stop === ABORTED) {
       subs.end(sub)
       // a start that finishes later is stopped at once
