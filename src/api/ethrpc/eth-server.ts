@@ -15,7 +15,6 @@ import type { EthHandler } from './call-context.js'
 import { ErrorText, methodNotFound } from './errors.js'
 import { isSubscribe, isUnsubscribe, namespaceOf } from './message.js'
 import { argsOf } from './params.js'
-import { ABORTED } from './session.js'
 import { SUBSCRIPTION_NAMESPACE, subscribeHandler, unsubscribeHandler } from './subscribe.js'
 import type { EthRpcLog } from './types.js'
 
@@ -27,29 +26,36 @@ const TIMEOUT: WireError = { code: ErrorCode.timeout, message: ErrorText.timeout
  */
 function handlerOf(name: string, method: EthMethod, log: EthRpcLog | undefined): EthHandler {
   return (args, ctx, callback) => {
-    let result: unknown
+    const proc = ctx.proc
+    let raw: unknown
     try {
-      const proc = ctx.proc
-      const raw = method(argsOf(args, ctx.msg.params), proc.ctx)
-      if (log !== undefined && raw instanceof Promise) {
-        const ended = (error?: unknown): void => {
-          if (proc.aborted) log.debug('call ended after it was cancelled', { method: name, error: String(error) })
-        }
-        raw.then(() => ended(), ended)
-      }
-      result = proc.until(raw)
+      raw = method(argsOf(args, ctx.msg.params), proc.ctx)
     } catch (err) {
       callback(toWireError(err, 'geth'))
       return
     }
-    if (!(result instanceof Promise)) {
-      callback(null, result)
+    if (!(raw instanceof Promise)) {
+      callback(null, raw)
       return
     }
-    result.then(
-      (value) => (value === ABORTED ? callback(TIMEOUT) : callback(null, value)),
-      (err: unknown) => callback(toWireError(err, 'geth')),
+    // answered once: by the result, or by -32002 when the proc is cancelled first
+    let answered = false
+    const answer = (err: WireError | null, value?: unknown): void => {
+      if (answered) return
+      answered = true
+      callback(err, value)
+    }
+    if (!proc.onAbort(() => answer(TIMEOUT))) return answer(TIMEOUT)
+    raw.then(
+      (value) => answer(null, value),
+      (err: unknown) => answer(toWireError(err, 'geth')),
     )
+    if (log !== undefined) {
+      const ended = (error?: unknown): void => {
+        if (proc.aborted) log.debug('call ended after it was cancelled', { method: name, error: String(error) })
+      }
+      raw.then(() => ended(), ended)
+    }
   }
 }
 

@@ -59,6 +59,44 @@ function readLimited(req: IncomingMessage, limit: number, done: (body: Buffer, c
   req.once('end', () => settle(false))
 }
 
+/** One request's session: its answer is written once (the first `reply`), as 200 `application/json`. */
+class HttpExchange implements Session {
+  readonly transport = 'http'
+  readonly subscriptions = undefined
+  readonly connection = undefined
+  readonly procs = new Set<CallProc>()
+  #responded = false
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly remoteAddress: string | undefined,
+    readonly timeoutMs: number,
+    /** the body was cut at the limit: the connection closes after the answer */
+    readonly cut: boolean,
+  ) {}
+
+  write(json: string, isError: boolean): void {
+    this.reply(isError ? json : `${json}\n`)
+  }
+
+  reply(text: string): void {
+    const res = this.res
+    if (this.#responded || res.destroyed) return
+    this.#responded = true
+    const headers: Record<string, string | number> = {
+      'Content-Type': JSON_TYPE,
+      'Content-Length': Buffer.byteLength(text),
+    }
+    if (this.cut) headers['Connection'] = 'close'
+    res.writeHead(200, headers)
+    res.end(text)
+  }
+
+  cancel(): void {
+    for (const p of this.procs) p.abort(new Error('client disconnected'))
+  }
+}
+
 export function createEthRpcRoute(opts: EthRpcOptions): RawRoute {
   const dispatcher = createDispatcher(opts)
   const limit =
@@ -70,42 +108,19 @@ export function createEthRpcRoute(opts: EthRpcOptions): RawRoute {
   const timeoutMs = apiMs > 0 && writeDeadline > 0 ? Math.min(apiMs, writeDeadline) : Math.max(apiMs, writeDeadline)
 
   const serve = (req: IncomingMessage, res: ServerResponse, body: Buffer, cut: boolean): void => {
-    let responded = false
-    const reply = (text: string): void => {
-      if (responded || res.destroyed) return
-      responded = true
-      const headers: Record<string, string | number> = {
-        'Content-Type': JSON_TYPE,
-        'Content-Length': Buffer.byteLength(text),
-      }
-      if (cut) headers['Connection'] = 'close'
-      res.writeHead(200, headers)
-      res.end(text)
-    }
+    const exchange = new HttpExchange(res, req.socket.remoteAddress, timeoutMs, cut)
     const outcome = readMessages(body)
     if (outcome.kind !== 'messages') {
-      reply(outcome.kind === 'eof' ? '' : errorText('null', ErrorCode.parse, ErrorText.parse))
+      exchange.reply(outcome.kind === 'eof' ? '' : errorText('null', ErrorCode.parse, ErrorText.parse))
       return
     }
-    const procs = new Set<CallProc>()
-    const session: Session = {
-      transport: 'http',
-      write: (json, isError) => reply(isError ? json : json + '\n'),
-      subscriptions: undefined,
-      remoteAddress: req.socket.remoteAddress,
-      connection: undefined,
-      timeoutMs,
-      procs,
-    }
     // the client went away: its calls are cancelled (Go cancels the request context)
-    res.once('close', () => {
-      for (const p of procs) p.abort(new Error('client disconnected'))
-    })
-    dispatcher.handle(outcome.batch, outcome.messages, session).then(
-      () => reply(''),
+    res.once('close', () => exchange.cancel())
+    dispatcher.handle(outcome.batch, outcome.messages, exchange).then(
+      () => exchange.reply(''),
       (err: unknown) => {
         opts.log?.warn('eth JSON-RPC request failed', { error: String(err) })
-        reply('')
+        exchange.reply('')
       },
     )
   }

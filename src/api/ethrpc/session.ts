@@ -75,28 +75,23 @@ export class CallProc {
     if (listeners !== undefined) for (const listener of listeners) listener()
   }
 
+  /**
+   * `listener` runs when the proc is cancelled; false (and it never runs) when it already was. Listeners live as
+   * long as the proc (one request, or one WebSocket message), so none is ever taken off.
+   */
+  onAbort(listener: () => void): boolean {
+    if (this.#reason !== undefined) return false
+    this.#listeners ??= []
+    this.#listeners.push(listener)
+    return true
+  }
+
   /** `value`, or ABORTED if the proc is cancelled first; a plain value comes back as it is. */
   until(value: unknown): unknown {
     if (!isThenable(value)) return value
-    if (this.#reason !== undefined) return ABORTED
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => resolve(ABORTED)
-      this.#listeners ??= []
-      this.#listeners.push(onAbort)
-      const off = (): void => {
-        const i = this.#listeners?.indexOf(onAbort) ?? -1
-        if (i !== -1) this.#listeners!.splice(i, 1)
-      }
-      value.then(
-        (v) => {
-          off()
-          resolve(v)
-        },
-        (err: unknown) => {
-          off()
-          reject(err)
-        },
-      )
+      if (!this.onAbort(() => resolve(ABORTED))) resolve(ABORTED)
+      else value.then(resolve, reject)
     })
   }
 

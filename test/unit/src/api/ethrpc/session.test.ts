@@ -21,7 +21,7 @@ describe('CallProc', () => {
     const pending = proc.until(new Promise(() => {}))
     for (const p of s.procs) p.abort(new Error('client disconnected'))
     assert.equal(await pending, ABORTED)
-    assert.equal(proc.until(Promise.resolve(1)), ABORTED, 'once cancelled, at once')
+    assert.equal(await proc.until(Promise.resolve(1)), ABORTED, 'once cancelled, at once')
     assert.ok(proc.ctx.signal.aborted)
     assert.equal((proc.ctx.signal.reason as Error).message, 'client disconnected')
     proc.finish()
