@@ -115,6 +115,12 @@ export class EvmVm implements EthBackend {
     return { hash, header, rlp: this.#tipRlp, accepted: true }
   }
 
+  /** The block a tag names when it is at hand (every tag but `earliest`), without a promise; else undefined. */
+  blockNow(sel: BlockSelector): ResolvedBlock | undefined {
+    if (sel.kind !== 'tag' || sel.tag === 'earliest') return undefined
+    return sel.tag === 'latest' || sel.tag === 'pending' ? this.latest() : this.lastAccepted()
+  }
+
   latest(): ResolvedBlock {
     if (!this.config.allowUnfinalizedQueries) return this.lastAccepted()
     const pending = this.core.executor.pending.get(bytesToHex(this.#preferred))
@@ -123,11 +129,9 @@ export class EvmVm implements EthBackend {
   }
 
   async resolveBlock(sel: BlockSelector): Promise<ResolvedBlock | null> {
-    if (sel.kind === 'tag') {
-      if (sel.tag === 'latest' || sel.tag === 'pending') return this.latest()
-      if (sel.tag === 'earliest') return this.#byNumber(0n)
-      return this.lastAccepted()
-    }
+    const now = this.blockNow(sel)
+    if (now !== undefined) return now
+    if (sel.kind === 'tag') return this.#byNumber(0n)
     if (sel.kind === 'number') {
       const tip = this.core.lastAccepted().header.number
       if (sel.number <= tip) return this.#byNumber(sel.number)

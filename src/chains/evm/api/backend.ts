@@ -39,6 +39,8 @@ export interface EthBackend {
    * a number above the last accepted block or a hash of a block not accepted yet (unless allowed).
    */
   resolveBlock(sel: BlockSelector): Promise<ResolvedBlock | null>
+  /** resolveBlock's answer when it needs no lookup (a tag but `earliest`); else undefined */
+  blockNow(sel: BlockSelector): ResolvedBlock | undefined
   /** the block `latest` names (last accepted; the preferred head with allow-unfinalized-queries) */
   latest(): ResolvedBlock
   /** the last accepted block */

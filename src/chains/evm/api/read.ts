@@ -6,7 +6,7 @@
  * getHeaderByHash, getBlockReceipts) so does this file. Argument decoders are in read-args.ts, block and receipt
  * results in read-format.ts.
  */
-import { Address, bytesToBigInt, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util'
+import { type Account, Address, bytesToBigInt, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util'
 import type { EthMethod } from '../../../rpc/eth-types.js'
 import { decodeBlock } from '../header.js'
 import { chainConfigJson } from '../rules/chain-config-json.js'
@@ -56,11 +56,21 @@ export function readMethods(backend: EthBackend): Array<[string, EthMethod]> {
     return block
   }
 
-  /** The account at the state of the block `sel` names (the chain's account reads, exec/chain.ts). */
-  async function accountOf(sel: BlockSelector, address: Uint8Array) {
-    const block = await blockOf(sel)
-    return backend.core.accountAt(block.header.stateRoot, new Address(address))
+  /**
+   * The account at the state of the block `sel` names (the chain's account reads, exec/chain.ts): without a
+   * promise when the block is at hand and the account was read there before (a client polling a balance).
+   */
+  function accountOf(sel: BlockSelector, address: Uint8Array): Account | undefined | Promise<Account | undefined> {
+    const at = new Address(address)
+    const now = backend.blockNow(sel)
+    const hit = now === undefined ? undefined : backend.core.accountRead(now.header.stateRoot, at)
+    if (hit !== undefined) return hit ?? undefined
+    return blockOf(sel).then((block) => backend.core.accountAt(block.header.stateRoot, at))
   }
+
+  /** `f` of the account, without a promise when the account is at hand */
+  const withAccount = <T>(a: ReturnType<typeof accountOf>, f: (account: Account | undefined) => T): T | Promise<T> =>
+    a instanceof Promise ? a.then(f) : f(a)
 
   /** resolveBlock with coreth's swallowed errors (a failed lookup is "no block"). */
   async function quietBlock(sel: BlockSelector): Promise<ResolvedBlock | null> {
@@ -97,10 +107,9 @@ export function readMethods(backend: EthBackend): Array<[string, EthMethod]> {
     ],
     [
       'eth_getBalance',
-      async (p) => {
+      (p) => {
         const [address, sel] = decodeArgs(p, [parseAddress, parseBlockNumberOrHash])
-        const account = await accountOf(sel, address)
-        return qty(account?.balance ?? 0n)
+        return withAccount(accountOf(sel, address), (account) => qty(account?.balance ?? 0n))
       },
     ],
     [
@@ -130,8 +139,7 @@ export function readMethods(backend: EthBackend): Array<[string, EthMethod]> {
       async (p) => {
         const [address, sel] = decodeArgs(p, [parseAddress, parseBlockNumberOrHash])
         if (sel.kind === 'tag' && sel.tag === 'pending') return qty(await backend.pool.nonce(new Address(address)))
-        const account = await accountOf(sel, address)
-        return qty(account?.nonce ?? 0n)
+        return withAccount(accountOf(sel, address), (account) => qty(account?.nonce ?? 0n))
       },
     ],
     [

@@ -43,6 +43,8 @@ export interface Genesis {
   alloc: GenesisAlloc
 }
 
+const accountKey = (root: Uint8Array, address: Address): string => bytesToHex(root) + bytesToHex(address.bytes).slice(2)
+
 export class EvmChainCore {
   readonly accepted$ = new Subject<AcceptedEvent>()
 
@@ -102,13 +104,16 @@ export class EvmChainCore {
 
   /** The account at `root` (undefined: none), from the chain's account reads when it was read before. */
   async accountAt(root: Uint8Array, address: Address): Promise<Account | undefined> {
-    const reads = accountReads(this.store.nodes)
-    const key = bytesToHex(root) + bytesToHex(address.bytes).slice(2)
-    const hit = reads.get(key)
+    const hit = this.accountRead(root, address)
     if (hit !== undefined) return hit ?? undefined
     const account = await (await this.stateAt(root)).getAccount(address)
-    remember(reads, key, account ?? null, ACCOUNT_READS)
+    remember(accountReads(this.store.nodes), accountKey(root, address), account ?? null, ACCOUNT_READS)
     return account
+  }
+
+  /** The account at `root` when it was read before (null: no account there), without a promise; else undefined. */
+  accountRead(root: Uint8Array, address: Address): Account | null | undefined {
+    return accountReads(this.store.nodes).get(accountKey(root, address))
   }
 
   /** A read-only view at `root` (an accepted root still kept, or a pending block's). */

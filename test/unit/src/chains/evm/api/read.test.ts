@@ -82,6 +82,24 @@ describe('eth read methods', () => {
     })
   })
 
+  it('answers a balance or nonce read before at a tag without a promise, and the same as a fresh read', async () => {
+    const methods = new Map(readMethods(chain.vm))
+    const ctx = TEST_CTX
+    const who = `0x${'78'.repeat(20)}`
+    const first = methods.get('eth_getBalance')!([who, 'latest'], ctx)
+    assert.ok(first instanceof Promise, 'the first read looks the account up')
+    assert.equal(await first, '0x0')
+    assert.equal(methods.get('eth_getBalance')!([who, 'latest'], ctx), '0x0', 'then it is at hand')
+    assert.equal(methods.get('eth_getBalance')!([who, '0x1'], ctx) instanceof Promise, true, 'a number is looked up')
+    const nonce = await methods.get('eth_getTransactionCount')!([EWOQ_ADDRESS, 'latest'], ctx)
+    assert.equal(await methods.get('eth_getTransactionCount')!([EWOQ_ADDRESS, 'latest'], ctx), nonce)
+    assert.notEqual(nonce, '0x0')
+    assert.throws(
+      () => methods.get('eth_getBalance')!(['0x12', 'latest'], ctx),
+      /hex string has length 2, want 40 for common.Address/,
+    )
+  })
+
   it('reads balance, code, storage and nonces at tags, numbers and hashes', async () => {
     assert.equal(await call('eth_getBalance', OTHER, 'latest'), '0x7')
     assert.equal(await call('eth_getBalance', OTHER, '0x0'), '0x0')
