@@ -46,6 +46,18 @@ function plain(b: Uint8Array | undefined): Uint8Array | undefined {
   return b === undefined || b.constructor === Uint8Array ? b : new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
 }
 
+/**
+ * A read of an accepted record without the thread pool when the database can (LevelDB's `getSync`, memory-level's
+ * too): ~2 us against ~35 us for an async get through two sublevels. The records read so (tx locations,
+ * canonical hashes, blocks, receipts, blooms) are small and their blocks mostly in LevelDB's cache; the answer is
+ * the same either way.
+ */
+function read(level: Bytes, key: Uint8Array): Uint8Array | undefined | Promise<Uint8Array | undefined> {
+  return (level.supports as { getSync?: boolean }).getSync === true && level.status === 'open'
+    ? level.getSync(key)
+    : level.get(key)
+}
+
 function num(n: bigint): Uint8Array {
   return setLengthLeft(bigIntToBytes(n), 8)
 }
@@ -91,12 +103,12 @@ export class ChainStore {
   }
 
   async getBlock(hash: Uint8Array): Promise<Uint8Array | undefined> {
-    return plain(await this.blocks.get(hash))
+    return plain(await read(this.blocks, hash))
   }
 
   async canonicalHash(number: bigint): Promise<Uint8Array | undefined> {
     if (number < 0n || number >= 2n ** 64n) return undefined
-    return plain(await this.canonical.get(num(number)))
+    return plain(await read(this.canonical, num(number)))
   }
 
   /** The block's receipts (callers must not mutate them: they may be shared with the cache). */
@@ -108,7 +120,7 @@ export class ChainStore {
       this.receiptCache.set(key, hit)
       return hit
     }
-    const data = await this.receipts.get(hash)
+    const data = await read(this.receipts, hash)
     if (data === undefined) return undefined
     const decoded = decodeReceipts(plain(data)!)
     this.receiptCache.set(key, decoded)
@@ -119,7 +131,7 @@ export class ChainStore {
   }
 
   async getTxLocation(txHash: Uint8Array): Promise<TxLocation | undefined> {
-    const data = await this.txs.get(txHash)
+    const data = await read(this.txs, txHash)
     if (data === undefined) return undefined
     const [blockHash, number, index] = RLP.decode(plain(data)!) as Uint8Array[]
     return { blockHash: plain(blockHash)!, blockNumber: bytesToBigInt(number!), index: bytesToInt(index!) }
@@ -127,7 +139,7 @@ export class ChainStore {
 
   async getBloom(number: bigint): Promise<Uint8Array | undefined> {
     if (number < 0n || number >= 2n ** 64n) return undefined
-    return plain(await this.blooms.get(num(number)))
+    return plain(await read(this.blooms, num(number)))
   }
 
   /** Block, receipts, indexes, state nodes (the layer's), `extra` and the last-accepted pointer: one batch. */
