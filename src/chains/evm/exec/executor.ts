@@ -215,6 +215,7 @@ export class Executor {
           bloom: block.header.bloom,
           txHashes: block.txs.map((tx) => tx.hash()),
           receipts: block.receipts,
+          stateRoot: block.header.stateRoot,
         },
         block.layer,
         extra,

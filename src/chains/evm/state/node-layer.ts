@@ -4,9 +4,12 @@
  * executor puts a layer's nodes in the same level batch as its block when the block is accepted, and drops the
  * layer when the block is rejected. Node keys are content hashes, so a lookup down the chain is always sound.
  */
+
+import { RLP } from '@ethereumjs/rlp'
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
-import { unprefixedHexToBytes } from '@ethereumjs/util'
+import { bytesToUnprefixedHex, unprefixedHexToBytes } from '@ethereumjs/util'
 import type { AbstractSublevel } from 'abstract-level'
+import { nodeRefs, type Raw, type Ref } from './trie-refs.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: the parent database's type does not matter to a sublevel user
 export type NodeStore = AbstractSublevel<any, any, Uint8Array, Uint8Array>
@@ -60,14 +63,39 @@ export class NodeLayer implements DB<string, Uint8Array> {
 
   async open(): Promise<void> {}
 
-  /** The level batch operations that persist this layer's nodes (the accepted state's nodes: cached too). */
-  batchOps(): { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] {
+  /**
+   * The level batch operations that persist this layer's nodes (the accepted state's nodes: cached too). With the
+   * block's state root, only the nodes reachable from it: ethereumjs' trie hashes and writes every node on a key's
+   * path at each put, so a block's layer also holds every intermediate version of its upper nodes (the root
+   * branch once per account written), which no state refers to. Code (keys that are not a 32-byte hash) is kept.
+   */
+  batchOps(root?: Uint8Array): { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] {
+    const keep = root === undefined ? undefined : this.reachable(root)
     const ops: { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] = []
     for (const [key, value] of this.writes) {
+      if (keep !== undefined && key.length === 64 && !keep.has(key)) continue
       ops.push({ type: 'put', sublevel: this.store, key: unprefixedHexToBytes(key), value })
       this.#cache.set(key, value)
     }
     return ops
+  }
+
+  /** The keys of this layer's trie nodes reachable from `root` (a walk that stops at nodes of older layers). */
+  reachable(root: Uint8Array): Set<string> {
+    const keep = new Set<string>()
+    const todo: Ref[] = [{ ref: root, account: true }]
+    for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+      const { ref, account } = next
+      if (!(ref instanceof Uint8Array)) nodeRefs(ref, account, todo)
+      else if (ref.length === 32) {
+        const key = bytesToUnprefixedHex(ref)
+        const bytes = keep.has(key) ? undefined : this.writes.get(key)
+        if (bytes === undefined) continue
+        keep.add(key)
+        nodeRefs(RLP.decode(bytes) as Raw, account, todo)
+      }
+    }
+    return keep
   }
 }
 
@@ -110,6 +138,15 @@ export class NodeCache {
       this.#map.delete(old)
       this.#bytes -= v.length + old.length
       if (this.#bytes <= this.maxBytes) break
+    }
+  }
+
+  /** Keep only the nodes `keep` says yes to. */
+  retain(keep: (key: string) => boolean): void {
+    for (const [key, value] of this.#map) {
+      if (keep(key)) continue
+      this.#map.delete(key)
+      this.#bytes -= value.length + key.length
     }
   }
 

@@ -3,59 +3,42 @@
  * roots that must stay readable (the last `stateHistory` accepted roots), then delete every other trie node of
  * the store. Nodes are content-addressed and shared between roots, so marking stops at a node already marked.
  * Contract code (keys of 33 bytes: 'c' ‖ codeHash) is never deleted. Cost: one walk over the kept state plus one
- * scan of the node keys, so the executor runs it every `stateHistory` blocks, not after each block.
+ * scan of the node keys, so the executor runs it every `stateHistory` blocks, not after each block. The read
+ * caches (node-layer.ts, account-reads.ts) drop only what pruning made unreadable.
  */
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToUnprefixedHex, KECCAK256_RLP } from '@ethereumjs/util'
 import { accountReads, trieReads } from './account-reads.js'
 import { type NodeStore, nodeCache } from './node-layer.js'
+import { nodeRefs, type Raw, type Ref } from './trie-refs.js'
 
-type Raw = Uint8Array | Raw[]
-
-/** Mark the nodes of the trie at `ref`; `account` says leaves are accounts whose storage tries are walked too. */
-async function mark(store: NodeStore, ref: Raw, account: boolean, marked: Set<string>): Promise<void> {
-  let node: Raw
-  if (ref instanceof Uint8Array) {
-    if (ref.length === 0) return
-    if (ref.length !== 32) {
-      node = RLP.decode(ref) as Raw
-    } else {
-      const key = bytesToUnprefixedHex(ref)
-      if (marked.has(key)) return
-      const bytes = await store.get(ref)
-      if (bytes === undefined) return
-      marked.add(key)
-      node = RLP.decode(bytes) as Raw
+/** Mark the nodes of the trie at `root` (leaves are accounts whose storage tries are walked too). */
+async function mark(store: NodeStore, root: Uint8Array, marked: Set<string>): Promise<void> {
+  const todo: Ref[] = [{ ref: root, account: true }]
+  for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+    const { ref, account } = next
+    if (!(ref instanceof Uint8Array)) {
+      nodeRefs(ref, account, todo)
+      continue
     }
-  } else {
-    node = ref
+    if (ref.length === 0) continue
+    if (ref.length !== 32) {
+      nodeRefs(RLP.decode(ref) as Raw, account, todo)
+      continue
+    }
+    const key = bytesToUnprefixedHex(ref)
+    if (marked.has(key)) continue
+    const bytes = await store.get(ref)
+    if (bytes === undefined) continue
+    marked.add(key)
+    nodeRefs(RLP.decode(bytes) as Raw, account, todo)
   }
-  if (!Array.isArray(node)) return
-  if (node.length === 17) {
-    for (let i = 0; i < 16; i++) await mark(store, node[i]!, account, marked)
-    return
-  }
-  const path = node[0]
-  const isLeaf = path instanceof Uint8Array && path.length > 0 && (path[0]! & 0x20) !== 0
-  if (!isLeaf) return mark(store, node[1]!, account, marked)
-  if (!account || !(node[1] instanceof Uint8Array)) return
-  const fields = RLP.decode(node[1])
-  const storageRoot = Array.isArray(fields) ? fields[2] : undefined
-  if (storageRoot instanceof Uint8Array && !equals(storageRoot, KECCAK256_RLP)) {
-    await mark(store, storageRoot, false, marked)
-  }
-}
-
-function equals(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 /** Delete the trie nodes not reachable from `keep`; returns how many were deleted. */
 export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<number> {
   const marked = new Set<string>()
-  for (const root of keep) await mark(store, root, true, marked)
+  for (const root of keep) await mark(store, root, marked)
   const dead: Uint8Array[] = []
   for await (const key of store.keys()) {
     if (key.length === 32 && !marked.has(bytesToUnprefixedHex(key))) dead.push(key)
@@ -63,9 +46,15 @@ export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<
   for (let i = 0; i < dead.length; i += 10_000) {
     await store.batch(dead.slice(i, i + 10_000).map((key) => ({ type: 'del' as const, key })))
   }
-  // a pruned root reads as missing again
-  nodeCache(store).clear()
-  accountReads(store).clear()
-  trieReads(store).clear()
+  // a pruned root reads as missing again: the read caches forget what was deleted and what was read at a root
+  // that is gone (a kept root's trie is kept whole, so its reads stay true)
+  nodeCache(store).retain((key) => key.length !== 64 || marked.has(key))
+  const kept = (root: string): boolean => root === EMPTY_ROOT || marked.has(root)
+  const reads = trieReads(store)
+  for (const key of reads.keys()) if (!kept(key.slice(0, 64))) reads.delete(key)
+  const accounts = accountReads(store)
+  for (const key of accounts.keys()) if (!kept(key.slice(2, 66))) accounts.delete(key)
   return dead.length
 }
+
+const EMPTY_ROOT = bytesToUnprefixedHex(KECCAK256_RLP)

@@ -37,6 +37,8 @@ export interface AcceptedBlock {
   bloom: Uint8Array
   txHashes: Uint8Array[]
   receipts: StoredReceipt[]
+  /** the block's state root: only the layer's nodes reachable from it are written (NodeLayer.batchOps) */
+  stateRoot?: Uint8Array
 }
 
 const LAST_ACCEPTED = new TextEncoder().encode('lastAccepted')
@@ -152,7 +154,7 @@ export class ChainStore {
       if (e.type === 'del') batch.del(e.key, { sublevel: e.sublevel })
       else batch.put(e.key, e.value, { sublevel: e.sublevel })
     }
-    for (const op of layer?.batchOps() ?? []) batch.put(op.key, op.value, { sublevel: this.nodes })
+    for (const op of layer?.batchOps(block.stateRoot) ?? []) batch.put(op.key, op.value, { sublevel: this.nodes })
     batch.put(block.hash, block.rlp, { sublevel: this.blocks })
     batch.put(num(block.number), block.hash, { sublevel: this.canonical })
     batch.put(num(block.number), block.bloom, { sublevel: this.blooms })

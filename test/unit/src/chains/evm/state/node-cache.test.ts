@@ -1,7 +1,7 @@
 import '../../../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { Account, Address, hexToBytes } from '@ethereumjs/util'
+import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import { MemoryLevel } from 'memory-level'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
 import { trieReads } from '../../../../../../src/chains/evm/state/account-reads.js'
@@ -52,8 +52,11 @@ describe('NodeCache', () => {
     await store.nodes.del(root)
     await openStateView(common, store.nodes, root)
     const other = await write(6n)
+    const cached = cache.size
     await pruneState(store.nodes, [other])
-    assert.equal(cache.size, 0, 'pruning clears the cache')
+    assert.ok(cache.size > 0 && cache.size < cached, 'pruning drops the deleted nodes from the cache, not the kept')
+    assert.equal(cache.get(bytesToHex(root).slice(2)), undefined)
+    assert.ok(cache.get(bytesToHex(other).slice(2)))
     await assert.rejects(openStateView(common, store.nodes, root), /missing trie node/)
     await db.close()
   })
@@ -95,6 +98,36 @@ describe('NodeCache', () => {
     assert.equal(reads.size, 4)
     await pruneState(store.nodes, [])
     assert.equal(reads.size, 0, 'pruning clears them')
+    await db.close()
+  })
+
+  it("persists only the nodes reachable from the block's root (ethereumjs writes every version of a path)", async () => {
+    const db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' })
+    const store = new ChainStore(db)
+    const layer = new NodeLayer(store.nodes)
+    const sm = new AvaStateManager(common, layer, undefined)
+    const who = (i: number) => new Address(hexToBytes(`0x${i.toString(16).padStart(40, '0')}`))
+    const slot = hexToBytes(`0x${'00'.repeat(31)}01`)
+    for (let i = 1; i <= 200; i++) await sm.putAccount(who(i), new Account(0n, BigInt(i)))
+    await sm.putCode(who(7), new Uint8Array([0x60, 0x01]))
+    for (let k = 1; k <= 20; k++)
+      await sm.putStorage(who(7), setLengthLeft(new Uint8Array([k]), 32), new Uint8Array([k]))
+    const root = await sm.getStateRoot()
+    const ops = layer.batchOps(root)
+    assert.ok(ops.length < layer.writes.size / 2, `${ops.length} of ${layer.writes.size} nodes are reachable`)
+    assert.ok(
+      ops.some((op) => op.key.length === 33),
+      'code is kept',
+    )
+    await store.nodes.batch(ops.map(({ key, value }) => ({ type: 'put' as const, key, value })))
+    nodeCache(store.nodes).clear()
+    const view = new AvaStateManager(common, new NodeLayer(store.nodes), root)
+    for (let i = 1; i <= 200; i++) assert.equal((await view.getAccount(who(i)))?.balance, BigInt(i))
+    assert.deepEqual([...(await view.getCode(who(7)))], [0x60, 0x01])
+    for (let k = 1; k <= 20; k++) {
+      assert.deepEqual([...(await view.getStorage(who(7), setLengthLeft(new Uint8Array([k]), 32)))], [k])
+    }
+    assert.equal((await view.getStorage(who(7), slot))[0], 1)
     await db.close()
   })
 })
