@@ -11,7 +11,7 @@ UNIT_TESTS = $(shell find test/unit test/sim -name '*.test.ts' | sort)
 INTEGRATION_TESTS = $(shell find test/integration -name '*.test.ts' | sort)
 EXAMPLES = $(shell find examples -maxdepth 1 -name '*.ts' | sort)
 
-.PHONY: all install browser run inspect test typecheck lint format test-unit test-integration examples bench bench-peers profile-transfers sim clean clean-data network network-stop
+.PHONY: all install browser build run inspect test typecheck lint format test-unit test-integration examples bench bench-peers profile-transfers sim clean clean-data network network-stop
 
 all: test
 
@@ -35,11 +35,11 @@ $(CHROMIUM):
 
 ## run: a dev node on 127.0.0.1:9650 (local network, this node the only validator, admin API on)
 run: install
-	$(TSX) src/bin/firn.ts --dev $(ARGS)
+	$(NODE) bin/firn.js --dev $(ARGS)
 
 ## inspect: the same, with the actor system relayed to the Stately inspector (see docs/operations.md)
 inspect: install
-	$(TSX) src/bin/firn.ts --dev --inspect-actors $(ARGS)
+	$(NODE) bin/firn.js --dev --inspect-actors $(ARGS)
 
 ## network: five local validators on 127.0.0.1 (public test keys, data in ~/.firn/network); see README
 network: install
@@ -93,7 +93,11 @@ sim: install
 	$(TSX) test/sim/run.ts $(ARGS)
 
 clean:
-	rm -rf node_modules
+	rm -rf node_modules build
+
+## build: the compiled node in build/ (bin/build.mjs; `firn` and `make run` build it themselves when it is stale)
+build: install
+	$(NODE) bin/build.mjs
 
 clean-data:
 	rm -rf $(HOME)/.firn/dev

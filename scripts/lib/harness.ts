@@ -58,6 +58,13 @@ export async function prepareHarness(): Promise<string> {
   return HARNESS_WORK
 }
 
-/** A fresh `firn --dev` (free port, temporary data directory); `cleanup()` stops it and removes its data. */
+/**
+ * A fresh `firn --dev` (free port, temporary data directory) started as users start it, by the `firn` command
+ * (bin/firn.js: the compiled node); `cleanup()` stops it and removes its data.
+ */
 export const startDevFirn = (extra: string[] = []): Promise<FirnProcess> =>
-  startFirn({ args: ['--dev', '--log-level=warn', '--log-display-level=info', ...extra], timeoutMs: 60_000 })
+  startFirn({
+    args: ['--dev', '--log-level=warn', '--log-display-level=info', ...extra],
+    timeoutMs: 60_000,
+    launcher: 'firn',
+  })

@@ -42,11 +42,19 @@ export interface StartOptions {
   timeoutMs?: number
   /** the process's working directory (default: the data dir) */
   cwd?: string
+  /** 'tsx' (default): the TypeScript entry through tsx; 'firn': the `firn` command (bin/firn.js, the compiled node) */
+  launcher?: 'tsx' | 'firn'
 }
 
 /** Spawn `firn` with these args; cwd defaults to the repo root (firn writes nothing into its working directory). */
-export function runFirn(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): ChildProcess {
-  return spawn(process.execPath, ['--import', TSX, ENTRY, ...args], {
+export function runFirn(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd = ROOT,
+  launcher: 'tsx' | 'firn' = 'tsx',
+): ChildProcess {
+  const command = launcher === 'tsx' ? ['--import', TSX, ENTRY] : [join(ROOT, 'bin', 'firn.js')]
+  return spawn(process.execPath, [...command, ...args], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,7 +84,7 @@ export async function startFirn(opts: StartOptions = {}): Promise<FirnProcess> {
   const picked = given.some((a) => a.startsWith('--staking-port')) || opts.env?.FIRN_STAKING_PORT !== undefined
   const stakingPort = picked ? [] : ['--staking-port=0']
   const args = ['--data-dir', dataDir, '--http-port=0', ...stakingPort, ...given]
-  const proc = runFirn(args, opts.env, opts.cwd ?? dataDir)
+  const proc = runFirn(args, opts.env, opts.cwd ?? dataDir, opts.launcher)
   let out = ''
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)))
   const serving = new Promise<void>((resolve, reject) => {
