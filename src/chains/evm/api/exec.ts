@@ -20,6 +20,7 @@ import { checkArity } from '../../../rpc/eth-args.js'
 import type { CallContext, EthMethod } from '../../../rpc/eth-types.js'
 import { evmCallTimeoutMs } from '../config.js'
 import { SliceLane } from '../exec/call-guard.js'
+import { recoverAhead } from '../exec/recover-ahead.js'
 import { GasPriceOracle } from '../gasprice/oracle.js'
 import { checkReplayProtection } from '../txpool/validate.js'
 import type { EthBackend, SubmitTransaction } from './backend.js'
@@ -212,6 +213,8 @@ export function execMethods(backend: EthBackend, opts: ExecOptions = {}): Array<
   const sendRawTransaction: EthMethod = async (params) => {
     const raw = parseBytes(params[0], 0)
     checkArity(params, 1, 1)
+    // the sender recovered on a worker thread meanwhile: the pool's recovery is then a cache lookup
+    const ahead = recoverAhead(raw, backend.core.common)
     const tx = decodeRawTransaction(raw, backend.core.common)
     const price = 'maxFeePerGas' in tx ? tx.maxFeePerGas : tx.gasPrice
     checkTxFee(price, tx.gasLimit, backend.config.rpcTxFeeCap)
@@ -219,6 +222,7 @@ export function execMethods(backend: EthBackend, opts: ExecOptions = {}): Array<
       allowUnprotectedTxs: backend.config.allowUnprotectedTxs,
       allowUnprotectedTxHashes: backend.config.allowUnprotectedTxHashes ?? [],
     })
+    await ahead
     await submitTransaction(tx)
     return hex(tx.hash())
   }

@@ -1,0 +1,123 @@
+/**
+ * Sender recovery ahead of admission, on worker threads. Recovering a tx's sender costs ~85 us of native
+ * secp256k1 plus its hashing and decoding: about a tenth of the node's main thread per transfer under load, on a
+ * machine with a second core idle. `recoverAhead(raw, common)` hands the raw tx to a worker
+ * (recover-worker.ts), which decodes it and recovers its sender as ethereumjs does; the recoveries it ran come
+ * back and go into the chain's sender cache (sender-cache.ts) under ethereumjs' own arguments, so the node's
+ * recovery when the tx is admitted is a map lookup. It never fails: a tx the worker cannot read, a worker that
+ * died, a Common without the cache: the node recovers the sender itself, as before.
+ *
+ * Requests of one turn of the event loop go to a worker as one message. Workers are started on first use
+ * (`os.availableParallelism() - 1` of them, 1 to 4) and keep the process alive only while they have work.
+ */
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+import type { Common } from '@ethereumjs/common'
+import type { Recovered, RecoverRequest } from './recover-worker.js'
+import { type SenderCache, senderCacheOf } from './sender-cache.js'
+
+interface Pending {
+  request: RecoverRequest
+  cache: SenderCache
+  done: () => void
+}
+
+class RecoverPool {
+  readonly #workers: Worker[] = []
+  /** per worker: the batches sent, in order (a worker answers them in order) */
+  readonly #inFlight: Pending[][][] = []
+  #queued: Pending[] = []
+  #next = 0
+  #broken = false
+  #flushing = false
+
+  constructor(readonly size: number) {}
+
+  recover(request: RecoverRequest, cache: SenderCache): Promise<void> {
+    if (this.#broken) return Promise.resolve()
+    return new Promise<void>((done) => {
+      this.#queued.push({ request, cache, done })
+      if (!this.#flushing) {
+        this.#flushing = true
+        setImmediate(this.#flush)
+      }
+    })
+  }
+
+  readonly #flush = (): void => {
+    this.#flushing = false
+    const batch = this.#queued
+    this.#queued = []
+    if (batch.length === 0) return
+    const i = this.#start()
+    if (i === undefined) {
+      for (const p of batch) p.done()
+      return
+    }
+    const worker = this.#workers[i]!
+    if (this.#inFlight[i]!.length === 0) worker.ref()
+    this.#inFlight[i]!.push(batch)
+    worker.postMessage(batch.map((p) => p.request))
+  }
+
+  /** the next worker (round robin), started when missing; undefined when workers cannot run here */
+  #start(): number | undefined {
+    if (this.#broken) return undefined
+    const i = this.#next
+    this.#next = (this.#next + 1) % this.size
+    if (this.#workers[i] !== undefined) return i
+    try {
+      const worker = startWorker()
+      worker.unref()
+      worker.on('message', (out: Recovered[]) => this.#answer(i, out))
+      worker.on('error', () => this.#break())
+      worker.on('exit', () => this.#break())
+      this.#workers[i] = worker
+      this.#inFlight[i] = []
+      return i
+    } catch {
+      this.#break()
+      return undefined
+    }
+  }
+
+  #answer(i: number, out: Recovered[]): void {
+    const batch = this.#inFlight[i]!.shift() ?? []
+    if (this.#inFlight[i]!.length === 0) this.#workers[i]?.unref()
+    batch.forEach((p, j) => {
+      for (const { args, publicKey } of out[j] ?? []) p.cache.put(args, publicKey)
+      p.done()
+    })
+  }
+
+  /** a worker failed: stop using workers; everything waiting goes on without them */
+  #break(): void {
+    if (this.#broken) return
+    this.#broken = true
+    for (const list of this.#inFlight) for (const batch of list ?? []) for (const p of batch) p.done()
+    for (const p of this.#queued) p.done()
+    this.#queued = []
+    for (const w of this.#workers) void w?.terminate()
+  }
+}
+
+/**
+ * A worker on recover-worker's module beside this one. Run from the sources (tsx), the worker registers tsx's
+ * hooks in its own thread first: a worker thread does not get the loader hooks of the thread that made it.
+ */
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./recover-worker.js', import.meta.url))
+  const api = JSON.stringify(import.meta.resolve('tsx/esm/api'))
+  const entry = JSON.stringify(new URL('./recover-worker.ts', import.meta.url).href)
+  return new Worker(`import(${api}).then((tsx) => { tsx.register(); return import(${entry}) })`, { eval: true })
+}
+
+let pool: RecoverPool | undefined
+
+/** Recover the sender of `raw` (a tx as sent) on a worker into `common`'s sender cache; resolves when done. */
+export function recoverAhead(raw: Uint8Array, common: Common): Promise<void> {
+  const cache = senderCacheOf(common.customCrypto.ecrecover)
+  if (cache === undefined) return Promise.resolve()
+  pool ??= new RecoverPool(Math.max(1, Math.min(4, availableParallelism() - 1)))
+  return pool.recover({ chainId: common.chainId().toString(), raw }, cache)
+}
