@@ -15,6 +15,7 @@ import { paramsTx } from '@ethereumjs/tx'
 import { paramsVM } from '@ethereumjs/vm'
 import { fastKeccak256 } from './native-crypto.js'
 import { cachedEcrecover, type Ecrecover } from './sender-cache.js'
+import './tx-sender.js'
 
 const PRELOADED: readonly object[] = [paramsBlock, paramsTx, paramsEVM, paramsVM]
 

@@ -119,5 +119,6 @@ export function recoverAhead(raw: Uint8Array, common: Common): Promise<void> {
   const cache = senderCacheOf(common.customCrypto.ecrecover)
   if (cache === undefined) return Promise.resolve()
   pool ??= new RecoverPool(Math.max(1, Math.min(4, availableParallelism() - 1)))
-  return pool.recover({ chainId: common.chainId().toString(), raw }, cache)
+  // a copy of its own: a view into a larger buffer (Node's 8 KB pool) would be cloned whole into the worker
+  return pool.recover({ chainId: common.chainId().toString(), raw: raw.slice() }, cache)
 }

@@ -14,6 +14,21 @@ import { nodeRefs, type Raw, type Ref } from './trie-refs.js'
 // biome-ignore lint/suspicious/noExplicitAny: the parent database's type does not matter to a sublevel user
 export type NodeStore = AbstractSublevel<any, any, Uint8Array, Uint8Array>
 
+/**
+ * A read without the thread pool when the database can (LevelDB's `getSync`, memory-level's too): ~2 us against
+ * ~35 us for an async get through two sublevels. Trie nodes and the chain's records are small, their blocks
+ * mostly in LevelDB's cache; the answer is the same either way.
+ */
+export function readNow(
+  // biome-ignore lint/suspicious/noExplicitAny: a sublevel of any database will do
+  level: AbstractSublevel<any, any, Uint8Array, Uint8Array>,
+  key: Uint8Array,
+): Uint8Array | undefined | Promise<Uint8Array | undefined> {
+  return (level.supports as { getSync?: boolean }).getSync === true && level.status === 'open'
+    ? level.getSync(key)
+    : level.get(key)
+}
+
 export class NodeLayer implements DB<string, Uint8Array> {
   /** nodes written into this layer, by unprefixed hex key */
   readonly writes = new Map<string, Uint8Array>()
@@ -39,7 +54,7 @@ export class NodeLayer implements DB<string, Uint8Array> {
     }
     const cached = this.#cache.get(key)
     if (cached !== undefined) return cached
-    const value = await this.store.get(unprefixedHexToBytes(key))
+    const value = await readNow(this.store, unprefixedHexToBytes(key))
     if (value !== undefined) this.#cache.set(key, value)
     return value
   }

@@ -40,8 +40,14 @@ export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<
   const marked = new Set<string>()
   for (const root of keep) await mark(store, root, marked)
   const dead: Uint8Array[] = []
-  for await (const key of store.keys()) {
-    if (key.length === 32 && !marked.has(bytesToUnprefixedHex(key))) dead.push(key)
+  // the keys in chunks (one promise per 10,000 keys, not per key)
+  const keys = store.keys()
+  try {
+    for (let chunk = await keys.nextv(10_000); chunk.length > 0; chunk = await keys.nextv(10_000)) {
+      for (const key of chunk) if (key.length === 32 && !marked.has(bytesToUnprefixedHex(key))) dead.push(key)
+    }
+  } finally {
+    await keys.close()
   }
   for (let i = 0; i < dead.length; i += 10_000) {
     await store.batch(dead.slice(i, i + 10_000).map((key) => ({ type: 'del' as const, key })))

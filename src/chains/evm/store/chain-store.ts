@@ -7,7 +7,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToBytes, bytesToBigInt, bytesToInt, intToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util'
 import type { AbstractLevel, AbstractSublevel } from 'abstract-level'
-import type { NodeLayer, NodeStore } from '../state/node-layer.js'
+import { type NodeLayer, type NodeStore, readNow as read } from '../state/node-layer.js'
 import { decodeReceipts, encodeReceipts, type StoredReceipt } from './receipt.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: a sublevel of any database will do
@@ -46,18 +46,6 @@ const LAST_ACCEPTED = new TextEncoder().encode('lastAccepted')
 /** LevelDB hands out Buffers; callers get plain Uint8Arrays (same memory). */
 function plain(b: Uint8Array | undefined): Uint8Array | undefined {
   return b === undefined || b.constructor === Uint8Array ? b : new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
-}
-
-/**
- * A read of an accepted record without the thread pool when the database can (LevelDB's `getSync`, memory-level's
- * too): ~2 us against ~35 us for an async get through two sublevels. The records read so (tx locations,
- * canonical hashes, blocks, receipts, blooms) are small and their blocks mostly in LevelDB's cache; the answer is
- * the same either way.
- */
-function read(level: Bytes, key: Uint8Array): Uint8Array | undefined | Promise<Uint8Array | undefined> {
-  return (level.supports as { getSync?: boolean }).getSync === true && level.status === 'open'
-    ? level.getSync(key)
-    : level.get(key)
 }
 
 function num(n: bigint): Uint8Array {

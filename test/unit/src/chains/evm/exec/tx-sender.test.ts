@@ -1,0 +1,33 @@
+import '../../../../../../src/runtime/polyfill.js'
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { createTxFromRLP } from '@ethereumjs/tx'
+import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
+import { fastEcrecover } from '../../../../../../src/chains/evm/exec/native-crypto.js'
+import { addressOf, CHAIN_ID, transfer } from './fixtures.js'
+
+describe('tx sender', () => {
+  it('is recovered once per frozen tx, afresh for an unfrozen one, and callers get their own copy', () => {
+    let recoveries = 0
+    const common = createEvmCommon(CHAIN_ID, {
+      ecrecover: (...args) => {
+        recoveries++
+        return fastEcrecover(...args)
+      },
+    })
+    const raw = transfer(common, 2, 0n, addressOf(5).bytes).serialize()
+    const frozen = createTxFromRLP(raw, { common })
+    recoveries = 0
+    const a = frozen.getSenderAddress()
+    const b = frozen.getSenderAddress()
+    assert.equal(recoveries, 1)
+    assert.equal(a.toString(), addressOf(2).toString())
+    a.bytes.fill(0)
+    assert.equal(b.toString(), addressOf(2).toString())
+    assert.equal(frozen.getSenderAddress().toString(), addressOf(2).toString(), 'a changed copy changes nothing')
+    const open = createTxFromRLP(raw, { common, freeze: false })
+    open.getSenderAddress()
+    open.getSenderAddress()
+    assert.equal(recoveries, 3)
+  })
+})
