@@ -1,6 +1,7 @@
 /**
  * The one runtime polyfill. Node 20 lacks `Promise.withResolvers` (Node 22+), which libp2p 3 calls.
- * Every entry point (bin, tests, examples, bench) imports this module first; nothing else does.
+ * Every entry point (bin, tests, examples, bench, a worker thread's module) imports this module first; nothing
+ * else does.
  */
 interface Resolvers<T> {
   promise: Promise<T>

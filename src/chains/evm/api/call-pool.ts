@@ -13,7 +13,7 @@
  * Bounded: VMs for the RECENT_ROOTS newest roots, IDLE_PER_ROOT each (as many as calls ran at once). A taken VM
  * that is not given back (an override, a dropped run) is garbage like any other object.
  */
-import type { EVM } from '@ethereumjs/evm'
+import type { EVM, EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { bytesToHex } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { remember } from '../../../runtime/bounded-map.js'
@@ -35,21 +35,12 @@ export interface CallVM {
 export class CallPool {
   readonly #idle = new Map<string, CallVM[]>()
   readonly #core: EvmChainCore
-  readonly #blockchain
+  readonly #blockchain: EVMMockBlockchainInterface
 
   constructor(core: EvmChainCore) {
     this.#core = core
     // BLOCKHASH of calls: the canonical index
-    this.#blockchain = {
-      getBlock: async (n: number) => {
-        const hash = await core.store.canonicalHash(BigInt(n))
-        return { hash: () => hash ?? new Uint8Array(32) }
-      },
-      putBlock: async () => {},
-      shallowCopy() {
-        return this
-      },
-    }
+    this.#blockchain = core.canonicalHashes()
   }
 
   /** idle VMs (for tests and metrics) */

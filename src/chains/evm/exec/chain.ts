@@ -3,6 +3,7 @@
  * store or a state view at a root. Accepted blocks (with receipts and logs) are published on `accepted$`.
  */
 import type { Common } from '@ethereumjs/common'
+import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { type Account, type Address, bytesToHex, equalsBytes } from '@ethereumjs/util'
 import { Subject } from 'rxjs'
 import { remember } from '../../../runtime/bounded-map.js'
@@ -169,21 +170,26 @@ export class EvmChainCore {
       gasLimit: header.gasLimit,
       baseFee: header.baseFee ?? 0n,
     }
-    const blockchain = {
-      getBlock: async (n: number) => {
-        const hash = await this.store.canonicalHash(BigInt(n))
-        return { hash: () => hash ?? new Uint8Array(32) }
-      },
-      putBlock: async () => {},
-      shallowCopy() {
-        return this
-      },
-    }
+    const blockchain = this.canonicalHashes()
     return async () => {
       const view = await this.stateAt(header.stateRoot)
       const vm = await createAvaVM(this.common, view, blockchain)
       return { vm, block: executionBlock(vm.common, env) }
     }
+  }
+
+  /** BLOCKHASH from the canonical index (what calls see; a block's own run sees its processing ancestors too) */
+  canonicalHashes(): EVMMockBlockchainInterface {
+    const store = this.store
+    const self: EVMMockBlockchainInterface = {
+      getBlock: async (n: number) => {
+        const hash = await store.canonicalHash(BigInt(n))
+        return { hash: () => hash ?? new Uint8Array(32) }
+      },
+      putBlock: async () => {},
+      shallowCopy: () => self,
+    }
+    return self
   }
 
   close(): void {
