@@ -3,7 +3,9 @@
  * Hardhat, anvil (1 s blocks) and the bare node:http floor, in one run on this machine:
  * the harness made ready (scripts/lib/harness.ts), Firn started, the harness's `runall.sh` run with Firn as its
  * target (it starts and stops each peer itself), Firn stopped, then the medians printed as JSON and the Markdown
- * table (every raw run stays in the results file, named on stderr).
+ * table (every raw run stays in the results file, named on stderr). Then Firn's own figures (`firn` in the JSON):
+ * its resident memory when idle after start-up and after the whole harness, and eth_blockNumber's latency polled
+ * every 5 ms while the harness's 16-sender transfers (`run.mjs --only eth16`) load the same node again.
  *
  * Knobs: BENCH_PEERS_REPS (1), BENCH_PEERS_PEERS ("floor hardhat anvil-interval"), BENCH_PEERS_QUICK=1 (3 s loads,
  * 300 txs), BENCH_PEERS_VMFLOOR=0 (skip stock @ethereumjs/vm in process), BENCH_PEERS_OUT (a copy of the results),
@@ -14,6 +16,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { EWOQ_PRIVATE_KEY } from '../src/chains/evm/rules/presets.js'
 import { prepareHarness, run, say, startDevFirn } from './lib/harness.js'
+import { type Latency, probeLatency, rssMb } from './lib/probe.js'
 
 const REPS = process.env.BENCH_PEERS_REPS ?? '1'
 const PEERS = process.env.BENCH_PEERS_PEERS ?? 'floor hardhat anvil-interval'
@@ -23,7 +26,10 @@ const VMFLOOR = process.env.BENCH_PEERS_VMFLOOR !== '0'
 const work = await prepareHarness()
 const node = await startDevFirn()
 const out = join(work, `results-firn-${new Date().toISOString().slice(0, 10)}.json`)
+const firn: { idleRssMb?: number; afterHarnessRssMb?: number; blockNumberUnderEth16?: Latency } = {}
 try {
+  await new Promise((r) => setTimeout(r, 3_000))
+  firn.idleRssMb = await rssMb(node.pid)
   say(`firn --dev at ${node.url} (pid ${node.pid}); peers: ${PEERS}; ${REPS} repetition(s)`)
   const target = ['--target', `${node.url}/ext/bc/C/rpc`, '--target-label', 'firn', '--target-pid', String(node.pid)]
   await run(
@@ -38,11 +44,23 @@ try {
     ],
     work,
   )
+  firn.afterHarnessRssMb = await rssMb(node.pid)
+  say('eth_blockNumber every 5 ms while 16 senders load firn again')
+  const load = run(
+    'node',
+    ['run.mjs', '--url', `${node.url}/ext/bc/C/rpc`, '--key', EWOQ_PRIVATE_KEY, '--label', 'firn', '--only', 'eth16'],
+    work,
+  )
+  const body = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
+  firn.blockNumberUnderEth16 = await probeLatency(`${node.url}/ext/bc/C/rpc`, body, 5, load)
+  await load
 } finally {
   await node.cleanup()
 }
 const results = JSON.parse(await readFile(out, 'utf8')) as { table?: string; runs?: unknown }
 const { runs: _runs, table, ...medians } = results
-process.stdout.write(`${JSON.stringify(medians, null, 2)}\n\n${table ?? ''}\n`)
+process.stdout.write(`${JSON.stringify({ ...medians, firn }, null, 2)}\n\n${table ?? ''}\n`)
 say(`results with every raw run: ${out}`)
-if (process.env.BENCH_PEERS_OUT !== undefined) await writeFile(process.env.BENCH_PEERS_OUT, JSON.stringify(results))
+if (process.env.BENCH_PEERS_OUT !== undefined) {
+  await writeFile(process.env.BENCH_PEERS_OUT, JSON.stringify({ ...results, firn }))
+}

@@ -143,7 +143,7 @@ describe('architecture', () => {
     }
   })
 
-  it('the polyfill is imported only by entry points (src/bin, and worker threads\' modules: *-worker.ts)', () => {
+  it("the polyfill is imported only by entry points (src/bin, and worker threads' modules: *-worker.ts)", () => {
     const bad = tsFiles(join(ROOT, 'src'))
       .filter((f) => !f.includes(join('src', 'bin')) && !f.endsWith(join('runtime', 'polyfill.ts')))
       .filter((f) => !f.endsWith('-worker.ts'))
