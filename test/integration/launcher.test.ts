@@ -15,11 +15,11 @@ describe('firn launcher', () => {
   it('rebuilds when a source is newer than the build, and runs the compiled node in its own process', async (t) => {
     await ensureBuild()
     assert.equal(await isCurrent(), true)
-    // a source touched after the build makes it stale; the command rebuilds before it starts
-    const source = join(ROOT, 'src', 'bin', 'firn.ts')
-    const built = (await stat(join(BUILD, '.built'))).mtime
-    const later = new Date(built.getTime() + 2_000)
-    await utimes(source, later, later)
+    // a source newer than the build makes it stale (the build's stamp is dated before the entry's source); the
+    // command rebuilds before it starts
+    const source = (await stat(join(ROOT, 'src', 'bin', 'firn.ts'))).mtime
+    const before = new Date(source.getTime() - 1_000)
+    await utimes(join(BUILD, '.built'), before, before)
     assert.equal(await isCurrent(), false)
     const node = await startFirn({ launcher: 'firn', args: ['--dev', '--log-display-level=info'], timeoutMs: 60_000 })
     t.after(() => node.cleanup())
