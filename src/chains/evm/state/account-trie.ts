@@ -15,6 +15,7 @@ import { bytesToUnprefixedHex } from '@ethereumjs/util'
 import { remember } from '../../../runtime/bounded-map.js'
 import { TRIE_READS, type TrieReads } from './account-reads.js'
 import { withMultiCoin } from './account-rlp.js'
+import { commitPause } from './writer-pause.js'
 
 /** the trie's root as unprefixed hex, converted once per root */
 class RootId {
@@ -50,6 +51,12 @@ export class StorageTrie extends MerklePatriciaTrie {
     const value = await super.get(key, throwIfMissing)
     remember(reads, id, value, TRIE_READS)
     return value
+  }
+
+  override async put(key: Uint8Array, value: Uint8Array | null, skipKeyTransform = false): Promise<void> {
+    const pause = commitPause()
+    if (pause !== undefined) await pause
+    return super.put(key, value, skipKeyTransform)
   }
 
   /** ethereumjs' shallowCopy (how the state manager makes storage tries): a StorageTrie with the same reads */

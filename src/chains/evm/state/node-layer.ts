@@ -10,6 +10,7 @@ import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
 import { bytesToUnprefixedHex, unprefixedHexToBytes } from '@ethereumjs/util'
 import type { AbstractSublevel } from 'abstract-level'
 import { nodeRefs, type Raw, type Ref } from './trie-refs.js'
+import { commitPause } from './writer-pause.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: the parent database's type does not matter to a sublevel user
 export type NodeStore = AbstractSublevel<any, any, Uint8Array, Uint8Array>
@@ -84,8 +85,10 @@ export class NodeLayer implements DB<string, Uint8Array> {
    * path at each put, so a block's layer also holds every intermediate version of its upper nodes (the root
    * branch once per account written), which no state refers to. Code (keys that are not a 32-byte hash) is kept.
    */
-  batchOps(root?: Uint8Array): { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] {
-    const keep = root === undefined ? undefined : this.reachable(root)
+  async batchOps(
+    root?: Uint8Array,
+  ): Promise<{ type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[]> {
+    const keep = root === undefined ? undefined : await this.reachable(root)
     const ops: { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] = []
     for (const [key, value] of this.writes) {
       if (keep !== undefined && key.length === 64 && !keep.has(key)) continue
@@ -96,10 +99,12 @@ export class NodeLayer implements DB<string, Uint8Array> {
   }
 
   /** The keys of this layer's trie nodes reachable from `root` (a walk that stops at nodes of older layers). */
-  reachable(root: Uint8Array): Set<string> {
+  async reachable(root: Uint8Array): Promise<Set<string>> {
     const keep = new Set<string>()
     const todo: Ref[] = [{ ref: root, account: true }]
     for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+      const pause = commitPause()
+      if (pause !== undefined) await pause
       const { ref, account } = next
       if (!(ref instanceof Uint8Array)) nodeRefs(ref, account, todo)
       else if (ref.length === 32) {

@@ -142,7 +142,8 @@ export class ChainStore {
       if (e.type === 'del') batch.del(e.key, { sublevel: e.sublevel })
       else batch.put(e.key, e.value, { sublevel: e.sublevel })
     }
-    for (const op of layer?.batchOps(block.stateRoot) ?? []) batch.put(op.key, op.value, { sublevel: this.nodes })
+    for (const op of (await layer?.batchOps(block.stateRoot)) ?? [])
+      batch.put(op.key, op.value, { sublevel: this.nodes })
     batch.put(block.hash, block.rlp, { sublevel: this.blocks })
     batch.put(num(block.number), block.hash, { sublevel: this.canonical })
     batch.put(num(block.number), block.bloom, { sublevel: this.blooms })

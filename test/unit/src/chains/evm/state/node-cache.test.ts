@@ -42,7 +42,7 @@ describe('NodeCache', () => {
         new Account(0n, balance),
       )
       const root = await sm.getStateRoot()
-      await store.nodes.batch(layer.batchOps().map(({ key, value }) => ({ type: 'put' as const, key, value })))
+      await store.nodes.batch((await layer.batchOps()).map(({ key, value }) => ({ type: 'put' as const, key, value })))
       return root
     }
     const root = await write(5n)
@@ -73,7 +73,7 @@ describe('NodeCache', () => {
       await sm.putCode(who, new Uint8Array([0x60, 0x00]))
       await sm.putStorage(who, slot, new Uint8Array([value]))
       const root = await sm.getStateRoot()
-      await store.nodes.batch(layer.batchOps().map(({ key, value }) => ({ type: 'put' as const, key, value })))
+      await store.nodes.batch((await layer.batchOps()).map(({ key, value }) => ({ type: 'put' as const, key, value })))
       return root
     }
     const first = await write(5n, 1)
@@ -113,7 +113,7 @@ describe('NodeCache', () => {
     for (let k = 1; k <= 20; k++)
       await sm.putStorage(who(7), setLengthLeft(new Uint8Array([k]), 32), new Uint8Array([k]))
     const root = await sm.getStateRoot()
-    const ops = layer.batchOps(root)
+    const ops = await layer.batchOps(root)
     assert.ok(ops.length < layer.writes.size / 2, `${ops.length} of ${layer.writes.size} nodes are reachable`)
     assert.ok(
       ops.some((op) => op.key.length === 33),

@@ -1,0 +1,21 @@
+/**
+ * The single writer's slices. Committing a block's state writes its tries (one put per account and slot the block
+ * changed: ~1 s for a block of 1,800 transfers), then its tx and receipt tries, then finds the layer's reachable
+ * nodes for the accept batch. Every COMMIT_SLICE_MS of that work the writer lets the event loop in (setImmediate), as
+ * block runs do between transactions, so calls are answered during a long commit. Only the single writer does this
+ * work (views keep their writes in their caches), and nothing reads a trie while its root is being computed.
+ */
+const COMMIT_SLICE_MS = 5
+let sliceStart = performance.now()
+
+/** a pause for the event loop when the writer has held it for a slice, else undefined */
+export function commitPause(): Promise<void> | undefined {
+  const now = performance.now()
+  if (now - sliceStart < COMMIT_SLICE_MS) return undefined
+  return new Promise<void>((resolve) =>
+    setImmediate(() => {
+      sliceStart = performance.now()
+      resolve()
+    }),
+  )
+}
