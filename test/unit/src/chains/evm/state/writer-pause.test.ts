@@ -33,7 +33,7 @@ describe('the writer lets the event loop in', () => {
       new DataView(bytes.buffer).setUint32(16, i)
       await sm.putAccount(new Address(bytes), new Account(0n, BigInt(i)))
     }
-    let root = new Uint8Array(0)
+    let root: Uint8Array = new Uint8Array(0)
     const commit = await ticksDuring(async () => {
       root = await sm.getStateRoot()
     })
