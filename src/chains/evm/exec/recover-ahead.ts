@@ -8,7 +8,8 @@
  * died, a Common without the cache: the node recovers the sender itself, as before.
  *
  * Requests of one turn of the event loop go to a worker as one message. Workers are started on first use
- * (`os.availableParallelism() - 1` of them, 1 to 4) and keep the process alive only while they have work.
+ * (`os.availableParallelism() - 1` of them, 1 to 4) and keep the process alive only while they have work; until
+ * the first says it is loaded, requests go on at once (the node recovers those senders itself).
  */
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
@@ -29,12 +30,27 @@ class RecoverPool {
   #queued: Pending[] = []
   #next = 0
   #broken = false
+  /** per worker: it said it is loaded (starting one takes ~0.1-0.5 s; sends meanwhile do not wait for it) */
+  readonly #ready: boolean[] = []
+  readonly #waiters: ((ready: boolean) => void)[] = []
+
+  /** Starts the workers; true once one is loaded, false when workers cannot run here. */
+  ready(): Promise<boolean> {
+    if (this.#ready.includes(true)) return Promise.resolve(true)
+    if (this.#broken) return Promise.resolve(false)
+    this.#startAll()
+    return new Promise((resolve) => this.#waiters.push(resolve))
+  }
   #flushing = false
 
   constructor(readonly size: number) {}
 
   recover(request: RecoverRequest, cache: SenderCache): Promise<void> {
     if (this.#broken) return Promise.resolve()
+    if (!this.#ready.includes(true)) {
+      this.#startAll()
+      return Promise.resolve()
+    }
     return new Promise<void>((done) => {
       this.#queued.push({ request, cache, done })
       if (!this.#flushing) {
@@ -49,7 +65,7 @@ class RecoverPool {
     const batch = this.#queued
     this.#queued = []
     if (batch.length === 0) return
-    const i = this.#start()
+    const i = this.#pick()
     if (i === undefined) {
       for (const p of batch) p.done()
       return
@@ -60,16 +76,35 @@ class RecoverPool {
     worker.postMessage(batch.map((p) => p.request))
   }
 
-  /** the next worker (round robin), started when missing; undefined when workers cannot run here */
-  #start(): number | undefined {
+  /** the next loaded worker (round robin); undefined when none is */
+  #pick(): number | undefined {
     if (this.#broken) return undefined
-    const i = this.#next
-    this.#next = (this.#next + 1) % this.size
+    for (let k = 0; k < this.size; k++) {
+      const i = this.#next
+      this.#next = (this.#next + 1) % this.size
+      if (this.#ready[i] === true) return i
+    }
+    return undefined
+  }
+
+  #startAll(): void {
+    for (let i = 0; i < this.size && !this.#broken; i++) this.#start(i)
+  }
+
+  /** worker `i`, started when missing; undefined when workers cannot run here */
+  #start(i: number): number | undefined {
+    if (this.#broken) return undefined
     if (this.#workers[i] !== undefined) return i
     try {
+      // kept referenced while it loads (a caller may wait for it), then only while it has work
       const worker = startWorker()
-      worker.unref()
-      worker.on('message', (out: Recovered[]) => this.#answer(i, out))
+      worker.on('message', (out: Recovered[] | 'ready') => {
+        if (out === 'ready') {
+          this.#ready[i] = true
+          if (this.#inFlight[i]!.length === 0) worker.unref()
+          for (const w of this.#waiters.splice(0)) w(true)
+        } else this.#answer(i, out)
+      })
       worker.on('error', () => this.#break())
       worker.on('exit', () => this.#break())
       this.#workers[i] = worker
@@ -97,6 +132,7 @@ class RecoverPool {
     for (const list of this.#inFlight) for (const batch of list ?? []) for (const p of batch) p.done()
     for (const p of this.#queued) p.done()
     this.#queued = []
+    for (const w of this.#waiters.splice(0)) w(false)
     for (const w of this.#workers) void w?.terminate()
   }
 }
@@ -118,7 +154,14 @@ let pool: RecoverPool | undefined
 export function recoverAhead(raw: Uint8Array, common: Common): Promise<void> {
   const cache = senderCacheOf(common.customCrypto.ecrecover)
   if (cache === undefined) return Promise.resolve()
-  pool ??= new RecoverPool(Math.max(1, Math.min(4, availableParallelism() - 1)))
   // a copy of its own: a view into a larger buffer (Node's 8 KB pool) would be cloned whole into the worker
-  return pool.recover({ chainId: common.chainId().toString(), raw: raw.slice() }, cache)
+  return thePool().recover({ chainId: common.chainId().toString(), raw: raw.slice() }, cache)
 }
+
+const thePool = (): RecoverPool => {
+  pool ??= new RecoverPool(Math.max(1, Math.min(4, availableParallelism() - 1)))
+  return pool
+}
+
+/** Starts the recovery workers; resolves true once one is loaded (false: workers cannot run here). */
+export const recoverWorkersReady = (): Promise<boolean> => thePool().ready()

@@ -46,3 +46,5 @@ parentPort?.on('message', (batch: RecoverRequest[]) => {
   })
   parentPort?.postMessage(out)
 })
+// loaded: the node sends work from now on (until then it recovers senders itself)
+parentPort?.postMessage('ready')

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test'
 import { createTx } from '@ethereumjs/tx'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
 import * as native from '../../../../../../src/chains/evm/exec/native-crypto.js'
-import { recoverAhead } from '../../../../../../src/chains/evm/exec/recover-ahead.js'
+import { recoverAhead, recoverWorkersReady } from '../../../../../../src/chains/evm/exec/recover-ahead.js'
 import { senderCacheOf } from '../../../../../../src/chains/evm/exec/sender-cache.js'
 import { addressOf, CHAIN_ID, key, transfer } from './fixtures.js'
 
@@ -17,6 +17,7 @@ describe('recoverAhead', () => {
       { common },
     ).sign(key(3))
     const all = [...txs, legacy]
+    assert.equal(await recoverWorkersReady(), true, 'a worker loaded')
     await Promise.all(all.map((tx) => recoverAhead(tx.serialize(), common)))
     const cache = senderCacheOf(common.customCrypto.ecrecover)!
     // every recovery ethereumjs now runs is answered by the cache: the native function is never reached
