@@ -5,8 +5,8 @@
  *
  * The proc's AbortSignal is made only when a method asks for it (`ctx.signal`: eth_call, traces, long reads):
  * an AbortController and its signal cost ~5 us, a tenth of an eth_chainId over HTTP. Until then the proc
- * cancels through its own list of listeners (`until`), and a signal made after the proc was cancelled starts
- * aborted.
+ * cancels through its own list of listeners (`onAbort`, `until`), and a signal made after the proc was cancelled
+ * starts aborted.
  */
 
 import type { CallContext, ConnectionInfo } from '../../rpc/eth-types.js'

@@ -388,7 +388,6 @@ export class EvmVm implements EthBackend {
   }
 }
 
-/** Nonce and balance at a state root, for the pool. */
 /** The tx pool's reads of accounts at `root`: the chain's account reads (exec/chain.ts accountAt). */
 function accountReader(core: EvmChainCore, root: Uint8Array) {
   return async (address: Uint8Array) => {

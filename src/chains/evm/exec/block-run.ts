@@ -14,6 +14,7 @@ import { Address, setLengthLeft } from '@ethereumjs/util'
 import { createVM, encodeReceipt, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
 import { BLACKHOLE } from '../header.js'
 import type { AvaStateManager } from '../state/state-manager.js'
+import { commitPause } from '../state/writer-pause.js'
 import type { StoredReceipt } from '../store/receipt.js'
 import { guardedOpcodes } from './call-guard.js'
 import { createFirnEVM } from './evm-tables.js'
@@ -100,13 +101,10 @@ export async function createAvaVM(
 }
 
 /**
- * A long block must not hold the event loop: every SLICE_MS of execution the run yields (setImmediate), so HTTP
- * requests and WebSocket traffic are served between txs (a 400-tx block is ~1 s of CPU here).
+ * A long block must not hold the event loop: between txs the run takes the single writer's pause
+ * (state/writer-pause.ts), so HTTP requests and WebSocket traffic are served (a 400-tx block is ~1 s of CPU here).
  */
-const SLICE_MS = 5
-
 export class BlockRun {
-  private sliceStart = performance.now()
   private gasUsed = 0n
   private readonly txs: TypedTransaction[] = []
   private readonly receipts: StoredReceipt[] = []
@@ -130,10 +128,8 @@ export class BlockRun {
 
   /** Run one tx; on refusal the state is as before. */
   async add(tx: TypedTransaction): Promise<TxRefusal | undefined> {
-    if (performance.now() - this.sliceStart > SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve))
-      this.sliceStart = performance.now()
-    }
+    const pause = commitPause()
+    if (pause !== undefined) await pause
     if (tx.type === 3) return { kind: 'invalid', reason: 'transaction type not supported' }
     if (this.gasUsed + tx.gasLimit > this.capacity) return { kind: 'no-room' }
     let result: RunTxResult

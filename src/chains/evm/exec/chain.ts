@@ -68,7 +68,10 @@ export class EvmChainCore {
       header = { ...genesis.header, stateRoot }
       hash = headerHash(header)
       const rlp = encodeBlock(header, [], new Uint8Array(0))
-      await store.accept({ hash, number: header.number, rlp, bloom: header.bloom, txHashes: [], receipts: [] }, layer)
+      await store.accept(
+        { hash, number: header.number, rlp, bloom: header.bloom, txHashes: [], receipts: [], stateRoot },
+        layer,
+      )
     } else {
       // the tip, its recent ancestors, genesis and the tip's state must be there (store/integrity.ts)
       header = await checkChainStore(store, hash)

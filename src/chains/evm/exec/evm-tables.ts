@@ -88,7 +88,7 @@ Interpreter.prototype._getValidJumpDestinations = function (code) {
   return entry.byTable.get(table) ?? remember(entry.byTable, table, analyse.call(this, code), 4)
 }
 
-/** how many code objects have an analysis kept (tests) */
+/** whether a code object has its analysis kept (tests) */
 export const jumpAnalyses = {
   has: (code: Uint8Array): boolean => analysed.has(code),
 }

@@ -2,7 +2,7 @@
  * Native secp256k1 sender recovery and keccak-256 for ethereumjs (`Common.customCrypto`), with ethereumjs' own
  * pure-JS functions (noble) when a native binary does not load.
  *
- * Recovering a sender in pure JS costs ~1.4 ms here, libsecp256k1 ~60 us (docs/performance.md): it was most of the
+ * Recovering a sender in pure JS costs ~1.4 ms here, libsecp256k1 60-85 us (docs/performance.md): it was most of the
  * cost of a transfer. The registry packages `secp256k1` and `keccak` ship prebuilt linux-x64 binaries; their
  * main entry falls back to JS silently when the binary does not load, so Firn loads the binding entry itself
  * (`<package>/bindings`) and says which it got (`nativeCrypto`: the node logs it at startup, a warning when one

@@ -33,6 +33,9 @@ class RecoverPool {
   /** per worker: it said it is loaded (starting one takes ~0.1-0.5 s; sends meanwhile do not wait for it) */
   readonly #ready: boolean[] = []
   readonly #waiters: ((ready: boolean) => void)[] = []
+  #flushing = false
+
+  constructor(readonly size: number) {}
 
   /** Starts the workers; true once one is loaded, false when workers cannot run here. */
   ready(): Promise<boolean> {
@@ -41,9 +44,6 @@ class RecoverPool {
     this.#startAll()
     return new Promise((resolve) => this.#waiters.push(resolve))
   }
-  #flushing = false
-
-  constructor(readonly size: number) {}
 
   recover(request: RecoverRequest, cache: SenderCache): Promise<void> {
     if (this.#broken) return Promise.resolve()

@@ -2,22 +2,27 @@
  * A frozen ethereumjs transaction's sender, worked out once per transaction object. ethereumjs recomputes it on
  * every `getSenderAddress()` (the signing hash, the recovery, keccak of the public key in pure JS): Firn asks when
  * the tx enters the pool, the executor asks in runTx and again for the receipt, ~25 us each time under load. A
- * frozen tx (ethereumjs' default; every tx Firn decodes) never changes, so its sender never does; an unfrozen one
- * is asked afresh as before. Loaded with the Common (common.ts), before any tx is made.
+ * frozen tx (ethereumjs' default; every tx Firn decodes) never changes, so its sender never does: it is the last
+ * 20 bytes of the native keccak of `getSenderPublicKey()` (ethereumjs' `publicToAddress`), kept by tx object. An
+ * unfrozen one is asked afresh as before. Loaded with the Common (common.ts), before any tx is made.
  */
 import { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
+import { fastKeccak256 } from './native-crypto.js'
 
 const senders = new WeakMap<object, Uint8Array>()
 
 for (const Tx of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]) {
-  const proto = Tx.prototype as { getSenderAddress(this: object): Address }
+  type SignedTx = { getSenderPublicKey(): Uint8Array }
+  const proto = Tx.prototype as { getSenderAddress(this: SignedTx): Address }
   const recover = proto.getSenderAddress
-  proto.getSenderAddress = function (this: object): Address {
+  proto.getSenderAddress = function (this: SignedTx): Address {
     if (!Object.isFrozen(this)) return recover.call(this)
     let bytes = senders.get(this)
     if (bytes === undefined) {
-      bytes = recover.call(this).bytes
+      const publicKey = this.getSenderPublicKey()
+      if (publicKey.length !== 64) return recover.call(this)
+      bytes = fastKeccak256(publicKey).slice(12)
       senders.set(this, bytes)
     }
     // a new Address on the same bytes each time: a caller that changed its copy changes nothing here

@@ -1,6 +1,6 @@
 /**
  * Reads at a state root, kept per chain. The state at a root never changes, so an entry is never stale; pruning
- * (prune.ts) clears both maps with the node cache, so a pruned root reads as missing again.
+ * (prune.ts) drops the entries of the roots it removed, so a pruned root reads as missing again.
  *
  * - Accounts by root and address (null: no account there): eth_getBalance, eth_getTransactionCount and the tx
  *   pool's reads at the head cost a map lookup instead of opening a state view and walking the account trie

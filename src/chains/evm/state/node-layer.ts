@@ -121,8 +121,8 @@ export class NodeLayer implements DB<string, Uint8Array> {
 
 /**
  * The database's trie nodes most recently read or accepted, by unprefixed hex key, up to `maxBytes` of values
- * (least recently used out first). A node's key is its hash, so a cached node is never stale; pruning, which
- * deletes nodes, clears the cache so a pruned root reads as missing again. Every state read (eth_getBalance,
+ * (least recently used out first). A node's key is its hash, so a cached node is never stale; pruning drops the
+ * nodes it deletes (`retain`), so a pruned root reads as missing again. Every state read (eth_getBalance,
  * eth_call, block execution) walks the trie from its root: without it each node on the path was a LevelDB read.
  */
 export class NodeCache {

@@ -6,7 +6,7 @@
  * the root of another trie (contract code is stored apart, by code hash, and never walked).
  */
 import { RLP } from '@ethereumjs/rlp'
-import { KECCAK256_RLP } from '@ethereumjs/util'
+import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
 
 /** a raw (decoded) node or a reference */
 export type Raw = Uint8Array | Raw[]
@@ -33,13 +33,7 @@ export function nodeRefs(node: Raw, account: boolean, out: Ref[]): void {
   if (!account || !(node[1] instanceof Uint8Array)) return
   const fields = RLP.decode(node[1])
   const storageRoot = Array.isArray(fields) ? fields[2] : undefined
-  if (storageRoot instanceof Uint8Array && !equals(storageRoot, KECCAK256_RLP)) {
+  if (storageRoot instanceof Uint8Array && !equalsBytes(storageRoot, KECCAK256_RLP)) {
     out.push({ ref: storageRoot, account: false })
   }
-}
-
-export function equals(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }

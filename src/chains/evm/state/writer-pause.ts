@@ -1,8 +1,8 @@
 /**
- * The single writer's slices. Committing a block's state writes its tries (one put per account and slot the block
- * changed: ~1 s for a block of 1,800 transfers), then its tx and receipt tries, then finds the layer's reachable
- * nodes for the accept batch. Every COMMIT_SLICE_MS of that work the writer lets the event loop in (setImmediate), as
- * block runs do between transactions, so calls are answered during a long commit. Only the single writer does this
+ * The single writer's slices. A block run executes its txs (block-run.ts, between txs), then commits its state:
+ * its tries (one put per account and slot the block changed: ~1 s for a block of 1,800 transfers), its tx and
+ * receipt tries, then the walk for the layer's reachable nodes in the accept batch. Every COMMIT_SLICE_MS of that
+ * work the writer lets the event loop in (setImmediate), so calls are answered during a long block. Only the single writer does this
  * work (views keep their writes in their caches), and nothing reads a trie while its root is being computed.
  */
 const COMMIT_SLICE_MS = 5

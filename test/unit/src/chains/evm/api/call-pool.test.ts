@@ -4,6 +4,7 @@ import { bigIntToBytes, bytesToHex, generateAddress, hexToBytes } from '@ethereu
 import { callPool, IDLE_PER_ROOT } from '../../../../../../src/chains/evm/api/call-pool.js'
 import { execMethods } from '../../../../../../src/chains/evm/api/exec.js'
 import { EWOQ_ADDRESS } from '../../../../../../src/chains/evm/rules/presets.js'
+import { pruneState } from '../../../../../../src/chains/evm/state/prune.js'
 import type { CallContext } from '../../../../../../src/rpc/eth-types.js'
 import { openTestChain, type TestChain } from '../../../../../helpers/evm-chain.js'
 
@@ -88,5 +89,14 @@ describe('call pool', () => {
     const out = (await call([{ to: probe }, 'latest'])) as string
     assert.equal(BigInt(`0x${out.slice(2, 66)}`), 0n)
     assert.equal(pool.idle, 1)
+  })
+
+  it('refuses a root pruned since its idle VM was made (missing trie node), though a VM of it is idle', async () => {
+    const pool = callPool(chain.vm.core)
+    const root = chain.vm.core.lastAccepted().header.stateRoot
+    await call([{ to: probe }, 'latest'])
+    assert.ok(pool.idle > 0)
+    await pruneState(chain.vm.core.store.nodes, [])
+    await assert.rejects(pool.take(root), /missing trie node/)
   })
 })
