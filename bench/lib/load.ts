@@ -10,6 +10,8 @@ export interface LoadOptions {
   port: number
   path: string
   body: string
+  /** the body of the i-th request, for loads of distinct requests (`body` is then the first's) */
+  bodyAt?: (i: number) => string
   connections: number
   durationMs: number
   warmupMs?: number
@@ -30,9 +32,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const extra = Object.entries(o.headers ?? {})
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('')
-  const request = Buffer.from(
-    `POST ${o.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(o.body)}\r\n${extra}\r\n${o.body}`,
-  )
+  const requestOf = (body: string) =>
+    Buffer.from(
+      `POST ${o.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`,
+    )
+  const request = requestOf(o.body)
+  const bodyAt = o.bodyAt
+  let sent = 0
   const latencies: number[] = []
   let errors = 0
   let measuring = false
@@ -51,7 +57,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
           return resolve()
         }
         sentAt = performance.now()
-        socket.write(request)
+        socket.write(bodyAt === undefined ? request : requestOf(bodyAt(sent++)))
       }
       socket.on('connect', send)
       socket.on('error', (err) => {

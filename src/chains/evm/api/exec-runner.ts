@@ -11,7 +11,7 @@ import type { InterpreterStep } from '@ethereumjs/evm'
 import { formatGoDuration } from '../config/go-duration.js'
 import { CallAborted, CallGuard, deadlineAfter, type SliceLane } from '../exec/call-guard.js'
 import type { AvaStateManager } from '../state/state-manager.js'
-import type { EthBackend } from './backend.js'
+import type { EthBackend, ResolvedBlock } from './backend.js'
 import { type CallPool, type CallVM, callPool } from './call-pool.js'
 import { applyMessage, type ExecutionResult, type Message } from './exec-message.js'
 import { applyStateOverrides, type CallEnv, callBlock, type StateOverrides } from './exec-overrides.js'
@@ -23,7 +23,16 @@ export async function callTarget(
   sel: BlockSelector,
   pendingAsNext: boolean,
 ): Promise<{ root: Uint8Array; env: CallEnv }> {
-  const block = await backend.resolveBlock(sel)
+  return targetOf(backend, await backend.resolveBlock(sel), sel, pendingAsNext)
+}
+
+/** callTarget of a block already resolved from `sel` (null: not found). */
+export function targetOf(
+  backend: EthBackend,
+  block: ResolvedBlock | null,
+  sel: BlockSelector,
+  pendingAsNext: boolean,
+): { root: Uint8Array; env: CallEnv } {
   if (block === null) throw new Error(sel.kind === 'hash' ? 'header for hash not found' : 'header not found')
   const h = block.header
   const env: CallEnv = {

@@ -23,7 +23,8 @@ import { SliceLane } from '../exec/call-guard.js'
 import { recoverAhead } from '../exec/recover-ahead.js'
 import { GasPriceOracle } from '../gasprice/oracle.js'
 import { checkReplayProtection } from '../txpool/validate.js'
-import type { EthBackend, SubmitTransaction } from './backend.js'
+import type { EthBackend, ResolvedBlock, SubmitTransaction } from './backend.js'
+import { callResults } from './call-results.js'
 import { createAccessList } from './exec-access-list.js'
 import { estimateGas } from './exec-estimate.js'
 import {
@@ -43,7 +44,7 @@ import {
 } from './exec-overrides.js'
 import { decodeRawTransaction } from './exec-rawtx.js'
 import { revertError, revertMessage } from './exec-revert.js'
-import { CallRunner, callTarget } from './exec-runner.js'
+import { CallRunner, callTarget, targetOf } from './exec-runner.js'
 import {
   type BlockSelector,
   hex,
@@ -77,6 +78,7 @@ const optionalBlock = (v: unknown, i: number): BlockSelector =>
 export function execMethods(backend: EthBackend, opts: ExecOptions = {}): Array<[string, EthMethod]> {
   const gasCap = (): bigint => BigInt(backend.config.rpcGasCap)
   const lane = opts.lane ?? new SliceLane()
+  const results = callResults(backend.core)
   const limits = (ctx: CallContext) => ({ timeoutMs: evmCallTimeoutMs(backend.config), signal: ctx.signal, lane })
   const submitTransaction = opts.submitTransaction ?? ((tx) => backend.submitTransaction(tx))
   let oracle: GasPriceOracle | undefined
@@ -110,8 +112,10 @@ export function execMethods(backend: EthBackend, opts: ExecOptions = {}): Array<
     state: StateOverrides | undefined,
     block: BlockOverrides | undefined,
     ctx: CallContext,
+    resolved?: ResolvedBlock | null,
   ): Promise<ExecutionResult> {
-    const target = await callTarget(backend, sel, true)
+    const target =
+      resolved === undefined ? await callTarget(backend, sel, true) : targetOf(backend, resolved, sel, true)
     const env = withBlockOverrides(target.env, block)
     const runner = new CallRunner(backend, target.root, env, state, limits(ctx))
     await runner.open()
@@ -124,13 +128,38 @@ export function execMethods(backend: EthBackend, opts: ExecOptions = {}): Array<
     }
   }
 
+  /**
+   * doCall, answered from the chain's kept outcomes when the same call ran at the same accepted block
+   * (call-results.ts: what is kept and why it is exact).
+   */
+  async function cachedCall(
+    raw: unknown,
+    args: TxArgs,
+    sel: BlockSelector,
+    state: StateOverrides | undefined,
+    block: BlockOverrides | undefined,
+    ctx: CallContext,
+  ): Promise<ExecutionResult> {
+    if (state !== undefined || block !== undefined || (sel.kind === 'tag' && sel.tag === 'pending'))
+      return doCall(args, sel, state, block, ctx)
+    const resolved = backend.blockNow(sel) ?? (await backend.resolveBlock(sel))
+    const key =
+      resolved?.accepted === true ? results.key(resolved.hash, gasCap(), JSON.stringify(raw ?? null)) : undefined
+    if (key === undefined) return doCall(args, sel, state, block, ctx, resolved)
+    const kept = results.get(key)
+    if (kept !== undefined) return kept
+    const res = await doCall(args, sel, state, block, ctx, resolved)
+    results.put(key, res)
+    return res
+  }
+
   const ethCall: EthMethod = async (params, ctx) => {
     const args = txArgs(params[0])
     const sel = optionalBlock(params[1], 1)
     const state = parseStateOverrides(params[2], 2)
     const block = parseBlockOverrides(params[3], 3)
     checkArity(params, 1, 4)
-    const res = await doCall(args, sel, state, block, ctx)
+    const res = await cachedCall(params[0], args, sel, state, block, ctx)
     if (res.reverted && res.returnData.length > 0) throw revertError(res.returnData)
     if (res.err !== undefined) throw new Error(res.err)
     return hex(res.returnData)

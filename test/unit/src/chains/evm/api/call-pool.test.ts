@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { bigIntToBytes, bytesToHex, generateAddress, hexToBytes } from '@ethereumjs/util'
 import { callPool, IDLE_PER_ROOT } from '../../../../../../src/chains/evm/api/call-pool.js'
+import { callResults } from '../../../../../../src/chains/evm/api/call-results.js'
 import { execMethods } from '../../../../../../src/chains/evm/api/exec.js'
 import { EWOQ_ADDRESS } from '../../../../../../src/chains/evm/rules/presets.js'
 import { pruneState } from '../../../../../../src/chains/evm/state/prune.js'
@@ -43,7 +44,11 @@ describe('call pool', () => {
   before(async () => {
     chain = await openTestChain({ config: { apiMaxDurationMs: 300 } })
     const m = new Map(execMethods(chain.vm, { suggestTip: async () => 1n }))
-    call = (params) => Promise.resolve(m.get('eth_call')!(params, ctx))
+    // every call runs: the kept outcome of an identical earlier call (call-results.ts) is forgotten first
+    call = (params) => {
+      callResults(chain.vm.core).clear()
+      return Promise.resolve(m.get('eth_call')!(params, ctx))
+    }
     probe = await deploy(PROBE)
     looper = await deploy('5b5f56') // JUMPDEST PUSH0 JUMP
   })
