@@ -1,16 +1,20 @@
 /**
- * A frozen ethereumjs transaction's sender, worked out once per transaction object. ethereumjs recomputes it on
+ * A frozen ethereumjs transaction's sender and encoding, worked out once per transaction object. ethereumjs recomputes it on
  * every `getSenderAddress()` (the signing hash, the recovery, keccak of the public key in pure JS): Firn asks when
  * the tx enters the pool, the executor asks in runTx and again for the receipt, ~25 us each time under load. A
  * frozen tx (ethereumjs' default; every tx Firn decodes) never changes, so its sender never does: it is the last
  * 20 bytes of the native keccak of `getSenderPublicKey()` (ethereumjs' `publicToAddress`), kept by tx object. An
- * unfrozen one is asked afresh as before. Loaded with the Common (common.ts), before any tx is made.
+ * unfrozen one is asked afresh as before. Its encoding (`serialize()`) is kept the same way: ethereumjs encodes
+ * it again on every call, and a transfer was encoded six times on its way through the node (the pool's size check
+ * and entry, the hash, the block body, the tx trie, the executor), ~60 us in all. Loaded with the Common
+ * (common.ts), before any tx is made.
  */
 import { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { fastKeccak256 } from './native-crypto.js'
 
 const senders = new WeakMap<object, Uint8Array>()
+const encodings = new WeakMap<object, Uint8Array>()
 
 for (const Tx of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]) {
   type SignedTx = { getSenderPublicKey(): Uint8Array }
@@ -27,5 +31,17 @@ for (const Tx of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACo
     }
     // a new Address on the same bytes each time: a caller that changed its copy changes nothing here
     return new Address(bytes.slice())
+  }
+
+  const serialize = (Tx.prototype as { serialize(): Uint8Array }).serialize
+  ;(Tx.prototype as { serialize(): Uint8Array }).serialize = function (this: object): Uint8Array {
+    if (!Object.isFrozen(this)) return serialize.call(this)
+    let bytes = encodings.get(this)
+    if (bytes === undefined) {
+      bytes = serialize.call(this)
+      encodings.set(this, bytes)
+    }
+    // each caller its own copy, as ethereumjs gives
+    return bytes.slice()
   }
 }

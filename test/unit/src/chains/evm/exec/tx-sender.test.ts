@@ -30,4 +30,35 @@ describe('tx sender', () => {
     open.getSenderAddress()
     assert.equal(recoveries, 3)
   })
+  it('encodes a frozen tx once, an unfrozen one afresh, and callers get their own copy', () => {
+    const common = createEvmCommon(CHAIN_ID)
+    const raw = transfer(common, 2, 0n, addressOf(5).bytes).serialize()
+    const frozen = createTxFromRLP(raw, { common })
+    // ethereumjs builds the field list (raw()) for every encoding it makes
+    const proto = Object.getPrototypeOf(frozen) as { raw(): unknown }
+    const fields = proto.raw
+    let encoded = 0
+    proto.raw = function (this: unknown) {
+      encoded++
+      return fields.call(this)
+    }
+    try {
+      for (let i = 0; i < 3; i++) frozen.serialize()
+      assert.equal(encoded, 1)
+    } finally {
+      proto.raw = fields
+    }
+    const a = frozen.serialize()
+    assert.deepEqual(a, raw)
+    a.fill(0)
+    assert.deepEqual(frozen.serialize(), raw, 'a changed copy changes nothing')
+    assert.notEqual(frozen.serialize(), frozen.serialize())
+    const open = createTxFromRLP(raw, { common, freeze: false }) as unknown as {
+      serialize(): Uint8Array
+      nonce: bigint
+    }
+    assert.deepEqual(open.serialize(), raw)
+    open.nonce = 7n
+    assert.notDeepEqual(open.serialize(), raw, 'an unfrozen tx is encoded as it is now')
+  })
 })
