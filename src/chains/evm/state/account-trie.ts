@@ -15,6 +15,7 @@ import { bytesToUnprefixedHex } from '@ethereumjs/util'
 import { remember } from '../../../runtime/bounded-map.js'
 import { TRIE_READS, type TrieReads } from './account-reads.js'
 import { withMultiCoin } from './account-rlp.js'
+import { BulkUnsupported, bulkPut } from './trie-bulk.js'
 import { commitPause } from './writer-pause.js'
 
 /** the trie's root as unprefixed hex, converted once per root */
@@ -59,6 +60,25 @@ export class StorageTrie extends MerklePatriciaTrie {
     return super.put(key, value, skipKeyTransform)
   }
 
+  /**
+   * Puts many keys (as given to `put`; non-empty values) as one pass (trie-bulk.ts), or key by key when the
+   * pass does not handle the trie's shape.
+   */
+  async putMany(entries: [Uint8Array, Uint8Array][]): Promise<void> {
+    const applied = entries.map(([key, value]): [Uint8Array, Uint8Array] => [this.appliedKey(key), this.stored(value)])
+    try {
+      await bulkPut(this, applied)
+    } catch (err) {
+      if (!(err instanceof BulkUnsupported)) throw err
+      for (const [key, value] of entries) await this.put(key, value)
+    }
+  }
+
+  /** the value as the trie stores it */
+  protected stored(value: Uint8Array): Uint8Array {
+    return value
+  }
+
   /** ethereumjs' shallowCopy (how the state manager makes storage tries): a StorageTrie with the same reads */
   override shallowCopy(includeCheckpoints = true, opts?: MPTOpts): StorageTrie {
     const trie = new StorageTrie(
@@ -74,5 +94,9 @@ export class AccountTrie extends StorageTrie {
   override async put(key: Uint8Array, value: Uint8Array | null, skipKeyTransform = false): Promise<void> {
     const stored = value === null || value.length === 0 ? value : withMultiCoin(value)
     return super.put(key, stored, skipKeyTransform)
+  }
+
+  protected override stored(value: Uint8Array): Uint8Array {
+    return withMultiCoin(value)
   }
 }

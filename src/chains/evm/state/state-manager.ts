@@ -4,12 +4,22 @@
  * across transactions and reach the tries only when the state root is asked for (once per block).
  */
 import type { Common } from '@ethereumjs/common'
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
-import type { Address, DB } from '@ethereumjs/util'
-import { ValueEncoding } from '@ethereumjs/util'
+import { RLP } from '@ethereumjs/rlp'
+import { Caches, CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager'
+import {
+  Account,
+  type Address,
+  bytesToUnprefixedHex,
+  concatBytes,
+  createAddressFromString,
+  type DB,
+  unprefixedHexToBytes,
+  ValueEncoding,
+} from '@ethereumjs/util'
+import { fastKeccak256 as keccak256 } from '../exec/native-crypto.js'
 import type { TrieReads } from './account-reads.js'
 import { normaliseStorageKey } from './account-rlp.js'
-import { AccountTrie } from './account-trie.js'
+import { AccountTrie, type StorageTrie } from './account-trie.js'
 import './debug-colors.js'
 import type { NodeLayer } from './node-layer.js'
 
@@ -65,6 +75,57 @@ export class AvaStateManager extends MerkleStateManager {
     this._storageTries = {}
     this._checkpointCount--
     if (this._checkpointCount === 0) this.originalStorageCache.clear()
+  }
+
+  /**
+   * The caches' changes into the tries, in ethereumjs' order and with its effects (code, then storage with each
+   * contract's new storage root, then the accounts), but each trie's puts as one pass (account-trie.ts
+   * `putMany`, trie-bulk.ts) instead of key by key; a trie's deletes follow its puts.
+   */
+  override async flush(): Promise<void> {
+    const caches = this._caches!
+    for (const [addressHex, { code }] of caches.code!.flush()) {
+      if (code === undefined) continue
+      const address = createAddressFromString(`0x${addressHex}`)
+      const codeHash = keccak256(code)
+      await this._getCodeDB().put(this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash, code)
+      if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account())
+      await this.modifyAccountFields(address, { codeHash })
+    }
+    const slots = new Map<string, [Uint8Array, Uint8Array | undefined][]>()
+    for (const [addressHex, keyHex, value] of caches.storage!.flush()) {
+      const list = slots.get(addressHex) ?? []
+      if (list.length === 0) slots.set(addressHex, list)
+      list.push([unprefixedHexToBytes(keyHex), value])
+    }
+    for (const [addressHex, list] of slots) {
+      const address = createAddressFromString(`0x${addressHex}`)
+      const account = await this.getAccount(address)
+      if (account === undefined) continue
+      const trie = this._getStorageTrie(address, account) as StorageTrie
+      const puts: [Uint8Array, Uint8Array][] = []
+      const dels: Uint8Array[] = []
+      for (const [key, value] of list) {
+        // the trie holds the RLP of the value without leading zeros, as the cache's entry decodes to
+        const decoded = RLP.decode(value ?? new Uint8Array(0))
+        if (decoded instanceof Uint8Array && decoded.length > 0) puts.push([key, RLP.encode(decoded)])
+        else dels.push(key)
+      }
+      await trie.putMany(puts)
+      for (const key of dels) await trie.del(key)
+      this._storageTries[bytesToUnprefixedHex(keccak256(address.bytes))] = trie
+      account.storageRoot = trie.root()
+      await this.putAccount(address, account)
+    }
+    const puts: [Uint8Array, Uint8Array][] = []
+    const dels: Uint8Array[] = []
+    for (const [addressHex, { accountRLP }] of caches.account!.flush()) {
+      if (accountRLP === undefined) dels.push(unprefixedHexToBytes(addressHex))
+      else puts.push([unprefixedHexToBytes(addressHex), accountRLP])
+    }
+    const trie = this._trie as AccountTrie
+    await trie.putMany(puts)
+    for (const key of dels) await trie.del(key)
   }
 
   /** A copy over the same layer at the last committed root (used by the EVM for simulations). */

@@ -101,7 +101,7 @@ describe('NodeCache', () => {
     await db.close()
   })
 
-  it("persists only the nodes reachable from the block's root (ethereumjs writes every version of a path)", async () => {
+  it("persists only the nodes reachable from the block's root (not those of the layer's earlier roots)", async () => {
     const db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' })
     const store = new ChainStore(db)
     const layer = new NodeLayer(store.nodes)
@@ -112,9 +112,12 @@ describe('NodeCache', () => {
     await sm.putCode(who(7), new Uint8Array([0x60, 0x01]))
     for (let k = 1; k <= 20; k++)
       await sm.putStorage(who(7), setLengthLeft(new Uint8Array([k]), 32), new Uint8Array([k]))
+    await sm.getStateRoot()
+    // a second version of half the accounts: the paths to them are written again
+    for (let i = 101; i <= 200; i++) await sm.putAccount(who(i), new Account(0n, BigInt(i + 1000)))
     const root = await sm.getStateRoot()
     const ops = await layer.batchOps(root)
-    assert.ok(ops.length < layer.writes.size / 2, `${ops.length} of ${layer.writes.size} nodes are reachable`)
+    assert.ok(ops.length < layer.writes.size - 100, `${ops.length} of ${layer.writes.size} nodes are reachable`)
     assert.ok(
       ops.some((op) => op.key.length === 33),
       'code is kept',
@@ -122,7 +125,8 @@ describe('NodeCache', () => {
     await store.nodes.batch(ops.map(({ key, value }) => ({ type: 'put' as const, key, value })))
     nodeCache(store.nodes).clear()
     const view = new AvaStateManager(common, new NodeLayer(store.nodes), root)
-    for (let i = 1; i <= 200; i++) assert.equal((await view.getAccount(who(i)))?.balance, BigInt(i))
+    for (let i = 1; i <= 200; i++)
+      assert.equal((await view.getAccount(who(i)))?.balance, BigInt(i > 100 ? i + 1000 : i))
     assert.deepEqual([...(await view.getCode(who(7)))], [0x60, 0x01])
     for (let k = 1; k <= 20; k++) {
       assert.deepEqual([...(await view.getStorage(who(7), setLengthLeft(new Uint8Array([k]), 32)))], [k])
