@@ -13,6 +13,7 @@ import {
   concatBytes,
   createAddressFromString,
   type DB,
+  unpadBytes,
   unprefixedHexToBytes,
   ValueEncoding,
 } from '@ethereumjs/util'
@@ -57,8 +58,19 @@ export class AvaStateManager extends MerkleStateManager {
     return super.getStorage(address, normaliseStorageKey(key))
   }
 
+  /**
+   * Into the storage cache only (flushed with the block). ethereumjs 10.1.3 means to do this, but its
+   * `cache.put(...) ?? write()` also writes the trie on every SSTORE (`put` returns undefined): a storage trie put
+   * (the path re-encoded and hashed) and an account update per write, ~2 per ERC-20 transfer. Its checks and
+   * error texts are kept.
+   */
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
-    return super.putStorage(address, normaliseStorageKey(key), value)
+    const cache = this._caches?.storage
+    if (cache === undefined) return super.putStorage(address, normaliseStorageKey(key), value)
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
+    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
+    if ((await this.getAccount(address)) === undefined) throw new Error('putStorage() called on non-existing account')
+    cache.put(address, normaliseStorageKey(key), RLP.encode(unpadBytes(value)))
   }
 
   /** Like the base, but the outermost commit leaves changes in the caches (flushed by getStateRoot). */
