@@ -11,6 +11,7 @@ import {
   type Address,
   bytesToUnprefixedHex,
   concatBytes,
+  createAccountFromRLP,
   createAddressFromString,
   type DB,
   unpadBytes,
@@ -23,6 +24,9 @@ import { normaliseStorageKey } from './account-rlp.js'
 import { AccountTrie, type StorageTrie } from './account-trie.js'
 import './debug-colors.js'
 import type { NodeLayer } from './node-layer.js'
+
+/** accounts decoded, by the RLP the account cache holds (a new RLP object for every change) */
+const decodedAccounts = new WeakMap<Uint8Array, Account>()
 
 export class AvaStateManager extends MerkleStateManager {
   readonly layer: NodeLayer
@@ -52,6 +56,23 @@ export class AvaStateManager extends MerkleStateManager {
   /** checkpoints open (the call pool's balance check) */
   get checkpoints(): number {
     return this._checkpointCount
+  }
+
+  /**
+   * ethereumjs' getAccount, with the account decoded once per cached RLP: its cache keeps accounts as RLP and
+   * decoded them again on every read (~8 reads per ERC-20 transfer). Each caller gets its own Account, as before.
+   */
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const elem = this._caches?.account?.get(address)
+    if (elem === undefined) return super.getAccount(address)
+    const rlp = elem.accountRLP
+    if (rlp === undefined) return undefined
+    let decoded = decodedAccounts.get(rlp)
+    if (decoded === undefined) {
+      decoded = createAccountFromRLP(rlp)
+      decodedAccounts.set(rlp, decoded)
+    }
+    return new Account(decoded.nonce, decoded.balance, decoded.storageRoot, decoded.codeHash)
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {

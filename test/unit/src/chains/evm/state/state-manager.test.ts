@@ -36,6 +36,25 @@ function bigBytes(n: bigint): Uint8Array {
 }
 
 describe('AvaStateManager', () => {
+  it('gives each getAccount its own Account: a changed copy changes neither the state nor the next read', async () => {
+    const { sm } = setup()
+    await sm.putAccount(ADDR, new Account(3n, 500n))
+    const a = (await sm.getAccount(ADDR))!
+    a.balance = 1n
+    a.nonce = 9n
+    const b = (await sm.getAccount(ADDR))!
+    assert.notEqual(a, b)
+    assert.deepEqual(
+      [b.nonce, b.balance, bytesToHex(b.storageRoot), bytesToHex(b.codeHash)],
+      [3n, 500n, bytesToHex(KECCAK256_RLP), bytesToHex(KECCAK256_NULL)],
+    )
+    await sm.putAccount(ADDR, new Account(4n, 600n))
+    const c = (await sm.getAccount(ADDR))!
+    assert.deepEqual([c.nonce, c.balance], [4n, 600n], 'a new version is decoded afresh')
+    await sm.deleteAccount(ADDR)
+    assert.equal(await sm.getAccount(ADDR), undefined)
+  })
+
   it('stores accounts with the 5th field isMultiCoin = false', async () => {
     const { sm } = setup()
     await sm.putAccount(ADDR, new Account(1n, 1000n))
