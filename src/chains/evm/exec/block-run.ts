@@ -8,7 +8,7 @@
 import type { Block } from '@ethereumjs/block'
 import { createBlock } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
+import type { EVM, EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address, setLengthLeft } from '@ethereumjs/util'
 import { createVM, encodeReceipt, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
@@ -133,6 +133,7 @@ export class BlockRun {
     if (tx.type === 3) return { kind: 'invalid', reason: 'transaction type not supported' }
     if (this.gasUsed + tx.gasLimit > this.capacity) return { kind: 'no-room' }
     let result: RunTxResult
+    const depth = this.sm.checkpoints
     try {
       result = await runTx(this.vm, {
         tx,
@@ -142,6 +143,12 @@ export class BlockRun {
         skipHardForkValidation: true,
       })
     } catch (e) {
+      // runTx reverts its own checkpoint, but an exception that is not an EVM error (a precompile ethereumjs cannot
+      // run, such as 0x0a's KZG without a KZG library) leaves the message's checkpoints open: everything after
+      // would stay in them and never reach the block's state (the accepted root unreadable); its journal is reset
+      // meanwhile, so the state manager's count says how far back: to before the tx.
+      while (this.sm.checkpoints > depth) await this.sm.revert()
+      ;(this.vm.evm as EVM).transientStorage.clear()
       return { kind: 'invalid', reason: e instanceof Error ? e.message : String(e) }
     }
     const used = result.totalGasSpent
