@@ -5,6 +5,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { fastKeccak256 } from './exec/native-crypto.js'
 
 export interface AvaHeader {
   parentHash: Uint8Array
@@ -37,7 +38,7 @@ export interface AvaHeader {
 export const EMPTY_EXT_DATA_HASH: Uint8Array = keccak_256(RLP.encode(new Uint8Array(0)))
 
 /** The header's `extDataHash` of a block's extData: keccak256 of its RLP string. */
-export const extDataHashOf = (extData: Uint8Array): Uint8Array => keccak_256(RLP.encode(extData))
+export const extDataHashOf = (extData: Uint8Array): Uint8Array => fastKeccak256(RLP.encode(extData))
 /** The coinbase every C-chain block must carry ("BlackholeAddr"). */
 export const BLACKHOLE: Uint8Array = Uint8Array.from([1, ...new Array<number>(19).fill(0)])
 
@@ -113,8 +114,9 @@ export function encodeHeader(h: AvaHeader): Uint8Array {
   return RLP.encode(headerItems(h))
 }
 
+/** keccak256 of the header's RLP (native keccak: the builder hashes a header several times per block) */
 export function headerHash(h: AvaHeader): Uint8Array {
-  return keccak_256(encodeHeader(h))
+  return fastKeccak256(encodeHeader(h))
 }
 
 function decodeValue(name: string, kind: Kind, item: Uint8Array | unknown[]): Uint8Array | bigint {
