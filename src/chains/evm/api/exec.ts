@@ -21,6 +21,7 @@ import type { CallContext, EthMethod } from '../../../rpc/eth-types.js'
 import { evmCallTimeoutMs } from '../config.js'
 import { SliceLane } from '../exec/call-guard.js'
 import { recoverAhead } from '../exec/recover-ahead.js'
+import { presetSender } from '../exec/tx-sender.js'
 import { GasPriceOracle } from '../gasprice/oracle.js'
 import { checkReplayProtection } from '../txpool/validate.js'
 import type { EthBackend, ResolvedBlock, SubmitTransaction } from './backend.js'
@@ -251,7 +252,8 @@ export function execMethods(backend: EthBackend, opts: ExecOptions = {}): Array<
       allowUnprotectedTxs: backend.config.allowUnprotectedTxs,
       allowUnprotectedTxHashes: backend.config.allowUnprotectedTxHashes ?? [],
     })
-    await ahead
+    const sender = await ahead
+    if (sender !== undefined) presetSender(tx, sender)
     await submitTransaction(tx)
     return hex(tx.hash())
   }

@@ -14,13 +14,14 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import type { Common } from '@ethereumjs/common'
-import type { Recovered, RecoverRequest } from './recover-worker.js'
+import type { Answer, RecoverRequest } from './recover-worker.js'
 import { type SenderCache, senderCacheOf } from './sender-cache.js'
 
 interface Pending {
   request: RecoverRequest
   cache: SenderCache
-  done: () => void
+  /** with the sender's address when the worker recovered it */
+  done: (sender?: Uint8Array) => void
 }
 
 class RecoverPool {
@@ -45,13 +46,13 @@ class RecoverPool {
     return new Promise((resolve) => this.#waiters.push(resolve))
   }
 
-  recover(request: RecoverRequest, cache: SenderCache): Promise<void> {
-    if (this.#broken) return Promise.resolve()
+  recover(request: RecoverRequest, cache: SenderCache): Promise<Uint8Array | undefined> {
+    if (this.#broken) return Promise.resolve(undefined)
     if (!this.#ready.includes(true)) {
       this.#startAll()
-      return Promise.resolve()
+      return Promise.resolve(undefined)
     }
-    return new Promise<void>((done) => {
+    return new Promise<Uint8Array | undefined>((done) => {
       this.#queued.push({ request, cache, done })
       if (!this.#flushing) {
         this.#flushing = true
@@ -98,7 +99,7 @@ class RecoverPool {
     try {
       // kept referenced while it loads (a caller may wait for it), then only while it has work
       const worker = startWorker()
-      worker.on('message', (out: Recovered[] | 'ready') => {
+      worker.on('message', (out: Answer[] | 'ready') => {
         if (out === 'ready') {
           this.#ready[i] = true
           if (this.#inFlight[i]!.length === 0) worker.unref()
@@ -116,12 +117,13 @@ class RecoverPool {
     }
   }
 
-  #answer(i: number, out: Recovered[]): void {
+  #answer(i: number, out: Answer[]): void {
     const batch = this.#inFlight[i]!.shift() ?? []
     if (this.#inFlight[i]!.length === 0) this.#workers[i]?.unref()
     batch.forEach((p, j) => {
-      for (const { args, publicKey } of out[j] ?? []) p.cache.put(args, publicKey)
-      p.done()
+      const answer = out[j]
+      for (const { args, publicKey } of answer?.ran ?? []) p.cache.put(args, publicKey)
+      p.done(answer?.sender)
     })
   }
 
@@ -150,10 +152,13 @@ function startWorker(): Worker {
 
 let pool: RecoverPool | undefined
 
-/** Recover the sender of `raw` (a tx as sent) on a worker into `common`'s sender cache; resolves when done. */
-export function recoverAhead(raw: Uint8Array, common: Common): Promise<void> {
+/**
+ * Recover the sender of `raw` (a tx as sent) on a worker into `common`'s sender cache; resolves when done, with the
+ * sender's address when the worker recovered it (undefined: the node recovers it itself, as it would anyway).
+ */
+export function recoverAhead(raw: Uint8Array, common: Common): Promise<Uint8Array | undefined> {
   const cache = senderCacheOf(common.customCrypto.ecrecover)
-  if (cache === undefined) return Promise.resolve()
+  if (cache === undefined) return Promise.resolve(undefined)
   // a copy of its own: a view into a larger buffer (Node's 8 KB pool) would be cloned whole into the worker
   return thePool().recover({ chainId: common.chainId().toString(), raw: raw.slice() }, cache)
 }

@@ -1,7 +1,8 @@
 /**
  * A worker thread of recover-ahead.ts: decodes raw transactions and recovers their senders the way the node's
- * own ethereumjs would (a Common of the same rules, native secp256k1), and answers with every recovery it ran:
- * ethereumjs' exact arguments and the public key, which the node puts in its sender cache.
+ * own ethereumjs would (a Common of the same rules, native secp256k1), and answers with every recovery it ran
+ * (ethereumjs' exact arguments and the public key, which the node puts in its sender cache) and the sender's
+ * address (ethereumjs' `getSenderAddress`, after all its checks of the signature).
  */
 import '../../../runtime/polyfill.js'
 import { parentPort } from 'node:worker_threads'
@@ -16,6 +17,11 @@ export interface RecoverRequest {
   raw: Uint8Array
 }
 export type Recovered = { args: RecoverArgs; publicKey: Uint8Array }[]
+/** per request: the recoveries it ran, and the sender's address when the tx was a valid signed one */
+export interface Answer {
+  ran: Recovered
+  sender?: Uint8Array
+}
 
 let ran: Recovered = []
 const recordingRecover = (...args: RecoverArgs): Uint8Array => {
@@ -35,14 +41,15 @@ function commonOf(chainId: string): Common {
 }
 
 parentPort?.on('message', (batch: RecoverRequest[]) => {
-  const out = batch.map(({ chainId, raw }): Recovered => {
+  const out = batch.map(({ chainId, raw }): Answer => {
     ran = []
     try {
-      createTxFromRLP(raw, { common: commonOf(chainId) }).getSenderPublicKey()
+      const sender = createTxFromRLP(raw, { common: commonOf(chainId) }).getSenderAddress().bytes
+      return { ran, sender }
     } catch {
       // not a valid signed tx: the node finds out and says why itself
+      return { ran }
     }
-    return ran
   })
   parentPort?.postMessage(out)
 })

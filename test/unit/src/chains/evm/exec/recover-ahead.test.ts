@@ -1,11 +1,13 @@
 import '../../../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createTx } from '@ethereumjs/tx'
+import { createTx, createTxFromRLP } from '@ethereumjs/tx'
+import { bytesToHex } from '@ethereumjs/util'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
 import * as native from '../../../../../../src/chains/evm/exec/native-crypto.js'
 import { recoverAhead, recoverWorkersReady } from '../../../../../../src/chains/evm/exec/recover-ahead.js'
 import { senderCacheOf } from '../../../../../../src/chains/evm/exec/sender-cache.js'
+import { presetSender } from '../../../../../../src/chains/evm/exec/tx-sender.js'
 import { addressOf, CHAIN_ID, key, transfer } from './fixtures.js'
 
 describe('recoverAhead', () => {
@@ -35,11 +37,39 @@ describe('recoverAhead', () => {
     assert.equal(typeof native.fastEcrecover, 'function')
   })
 
-  it('resolves for bytes that are no tx, and for a Common without the sender cache', async () => {
+  it('resolves without a sender for bytes that are no tx, and for a Common without the sender cache', async () => {
     const common = createEvmCommon(CHAIN_ID)
-    await recoverAhead(new Uint8Array([0x02, 0xc0]), common)
-    await recoverAhead(new Uint8Array(0), common)
+    assert.equal(await recoverAhead(new Uint8Array([0x02, 0xc0]), common), undefined)
+    assert.equal(await recoverAhead(new Uint8Array(0), common), undefined)
     const plain = createEvmCommon(CHAIN_ID, { ecrecover: native.fastEcrecover })
-    await recoverAhead(transfer(plain, 0, 0n, addressOf(1).bytes).serialize(), plain)
+    assert.equal(await recoverAhead(transfer(plain, 0, 0n, addressOf(1).bytes).serialize(), plain), undefined)
+  })
+
+  it("resolves with the sender, which the node's tx then takes without hashing or recovering again", async () => {
+    const common = createEvmCommon(CHAIN_ID)
+    assert.equal(await recoverWorkersReady(), true)
+    const raw = transfer(common, 4, 0n, addressOf(9).bytes).serialize()
+    const sender = await recoverAhead(raw, common)
+    assert.equal(bytesToHex(sender!), addressOf(4).toString())
+    const tx = createTxFromRLP(raw, { common })
+    const proto = Object.getPrototypeOf(tx) as { getSenderPublicKey(): Uint8Array }
+    const publicKey = proto.getSenderPublicKey
+    let asked = 0
+    proto.getSenderPublicKey = function (this: unknown) {
+      asked++
+      return publicKey.call(this)
+    }
+    try {
+      presetSender(tx, sender!)
+      assert.equal(tx.getSenderAddress().toString(), addressOf(4).toString())
+      assert.equal(asked, 0, 'no signature hashed or recovered on the node')
+      // an unfrozen tx is not preset: it is recovered as it is now
+      const open = createTxFromRLP(raw, { common, freeze: false })
+      presetSender(open, addressOf(7).bytes)
+      assert.equal(open.getSenderAddress().toString(), addressOf(4).toString())
+      assert.equal(asked, 1)
+    } finally {
+      proto.getSenderPublicKey = publicKey
+    }
   })
 })
