@@ -90,10 +90,15 @@ export class NodeLayer implements DB<string, Uint8Array> {
   ): Promise<{ type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[]> {
     const keep = root === undefined ? undefined : await this.reachable(root)
     const ops: { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] = []
+    let n = 0
     for (const [key, value] of this.writes) {
       if (keep !== undefined && key.length === 64 && !keep.has(key)) continue
       ops.push({ type: 'put', sublevel: this.store, key: unprefixedHexToBytes(key), value })
       this.#cache.set(key, value)
+      if ((++n & 255) === 0) {
+        const pause = commitPause()
+        if (pause !== undefined) await pause
+      }
     }
     return ops
   }

@@ -11,6 +11,7 @@ import { bytesToUnprefixedHex, KECCAK256_RLP } from '@ethereumjs/util'
 import { accountReads, trieReads } from './account-reads.js'
 import { type NodeStore, nodeCache } from './node-layer.js'
 import { nodeRefs, type Raw, type Ref } from './trie-refs.js'
+import { commitPause } from './writer-pause.js'
 
 /** Mark the nodes of the trie at `root` (leaves are accounts whose storage tries are walked too). */
 async function mark(store: NodeStore, root: Uint8Array, marked: Set<string>): Promise<void> {
@@ -40,17 +41,20 @@ export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<
   const marked = new Set<string>()
   for (const root of keep) await mark(store, root, marked)
   const dead: Uint8Array[] = []
-  // the keys in chunks (one promise per 10,000 keys, not per key)
+  // the keys in chunks (one promise per 2,000 keys, not per key), the writer's pauses between them
   const keys = store.keys()
   try {
-    for (let chunk = await keys.nextv(10_000); chunk.length > 0; chunk = await keys.nextv(10_000)) {
+    for (let chunk = await keys.nextv(2_000); chunk.length > 0; chunk = await keys.nextv(2_000)) {
       for (const key of chunk) if (key.length === 32 && !marked.has(bytesToUnprefixedHex(key))) dead.push(key)
+      const pause = commitPause()
+      if (pause !== undefined) await pause
     }
   } finally {
     await keys.close()
   }
-  for (let i = 0; i < dead.length; i += 10_000) {
-    await store.batch(dead.slice(i, i + 10_000).map((key) => ({ type: 'del' as const, key })))
+  // in batches the event loop gets in between (an array batch's ops are checked and encoded in one go)
+  for (let i = 0; i < dead.length; i += 2_000) {
+    await store.batch(dead.slice(i, i + 2_000).map((key) => ({ type: 'del' as const, key })))
   }
   // a pruned root reads as missing again: the read caches forget what was deleted and what was read at a root
   // that is gone (a kept root's trie is kept whole, so its reads stay true)

@@ -4,10 +4,12 @@
  * pointer. `accept` writes all of a block's data in ONE level batch, so after a crash a block is either fully
  * there (and is the last accepted) or not there at all.
  */
+
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToBytes, bytesToBigInt, bytesToInt, intToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util'
 import type { AbstractLevel, AbstractSublevel } from 'abstract-level'
 import { type NodeLayer, type NodeStore, readNow as read } from '../state/node-layer.js'
+import { commitPause } from '../state/writer-pause.js'
 import { decodeReceipts, encodeReceipts, type StoredReceipt } from './receipt.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: a sublevel of any database will do
@@ -142,16 +144,27 @@ export class ChainStore {
       if (e.type === 'del') batch.del(e.key, { sublevel: e.sublevel })
       else batch.put(e.key, e.value, { sublevel: e.sublevel })
     }
-    for (const op of (await layer?.batchOps(block.stateRoot)) ?? [])
+    // a block of thousands of txs has thousands of ops (~5 us each through abstract-level): the writer's pauses
+    // let the event loop in meanwhile (state/writer-pause.ts)
+    let n = 0
+    const pause = async (): Promise<void> => {
+      if ((++n & 255) !== 0) return
+      const wait = commitPause()
+      if (wait !== undefined) await wait
+    }
+    for (const op of (await layer?.batchOps(block.stateRoot)) ?? []) {
       batch.put(op.key, op.value, { sublevel: this.nodes })
+      await pause()
+    }
     batch.put(block.hash, block.rlp, { sublevel: this.blocks })
     batch.put(num(block.number), block.hash, { sublevel: this.canonical })
     batch.put(num(block.number), block.bloom, { sublevel: this.blooms })
     batch.put(block.hash, encodeReceipts(block.receipts), { sublevel: this.receipts })
     const blockNumber = bigIntToBytes(block.number)
-    block.txHashes.forEach((txHash, i) => {
+    for (const [i, txHash] of block.txHashes.entries()) {
       batch.put(txHash, RLP.encode([block.hash, blockNumber, intToUnpaddedBytes(i)]), { sublevel: this.txs })
-    })
+      await pause()
+    }
     batch.put(LAST_ACCEPTED, block.hash, { sublevel: this.meta })
     await batch.write()
   }
