@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { bigIntToBytes, bytesToHex, generateAddress, hexToBytes } from '@ethereumjs/util'
 import { callPool, IDLE_PER_ROOT } from '../../../../../../src/chains/evm/api/call-pool.js'
 import { callResults } from '../../../../../../src/chains/evm/api/call-results.js'
-import { execMethods } from '../../../../../../src/chains/evm/api/exec.js'
 import { EWOQ_ADDRESS } from '../../../../../../src/chains/evm/rules/presets.js'
 import { pruneState } from '../../../../../../src/chains/evm/state/prune.js'
-import type { CallContext } from '../../../../../../src/rpc/eth-types.js'
+import { deployRuntime, ethCall } from '../../../../../helpers/evm-calls.js'
 import { openTestChain, type TestChain } from '../../../../../helpers/evm-chain.js'
 
 const COLD = '42'.repeat(20)
@@ -28,13 +26,6 @@ const PROBE =
   '3331606052' + // CALLER BALANCE PUSH1 96 MSTORE
   '60806000f3' // PUSH1 128 PUSH1 0 RETURN
 
-const ctx: CallContext = {
-  signal: new AbortController().signal,
-  transport: 'http',
-  remoteAddress: '127.0.0.1',
-  connection: undefined,
-}
-
 describe('call pool', () => {
   let chain: TestChain
   let probe: string
@@ -43,25 +34,15 @@ describe('call pool', () => {
 
   before(async () => {
     chain = await openTestChain({ config: { apiMaxDurationMs: 300 } })
-    const m = new Map(execMethods(chain.vm, { suggestTip: async () => 1n }))
+    const run = ethCall(chain)
     // every call runs: the kept outcome of an identical earlier call (call-results.ts) is forgotten first
     call = (params) => {
       callResults(chain.vm.core).clear()
-      return Promise.resolve(m.get('eth_call')!(params, ctx))
+      return run(params)
     }
-    probe = await deploy(PROBE)
-    looper = await deploy('5b5f56') // JUMPDEST PUSH0 JUMP
+    probe = await deployRuntime(chain, PROBE)
+    looper = await deployRuntime(chain, '5b5f56') // JUMPDEST PUSH0 JUMP
   })
-
-  /** deploys `code` as a contract's runtime code */
-  async function deploy(code: string): Promise<string> {
-    const len = (code.length / 2).toString(16).padStart(2, '0')
-    // PUSH1 len PUSH1 12 PUSH1 0 CODECOPY PUSH1 len PUSH1 0 RETURN, then the runtime
-    const init = hexToBytes(`0x60${len}600c60003960${len}6000f3${code}`)
-    const nonce = await chain.vm.pool.nonce(EWOQ_ADDRESS)
-    await chain.mine([await chain.signTransfer({ data: init, gasLimit: 300_000n, value: 0n })])
-    return bytesToHex(generateAddress(hexToBytes(EWOQ_ADDRESS), bigIntToBytes(nonce)))
-  }
   after(() => chain.close())
 
   it('runs every call on a clean VM: no storage, transient storage, warm address or balance of an earlier run', async () => {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { bigIntToBytes, bytesToHex, generateAddress, hexToBytes } from '@ethereumjs/util'
 import { callPool } from '../../../../../../src/chains/evm/api/call-pool.js'
 import {
   CallResults,
@@ -9,10 +8,8 @@ import {
   MAX_KEY_CHARS,
   MAX_RESULT_BYTES,
 } from '../../../../../../src/chains/evm/api/call-results.js'
-import { execMethods } from '../../../../../../src/chains/evm/api/exec.js'
-import { EWOQ_ADDRESS } from '../../../../../../src/chains/evm/rules/presets.js'
-import type { CallContext } from '../../../../../../src/rpc/eth-types.js'
 import type { FirnError } from '../../../../../../src/runtime/errors.js'
+import { deployRuntime, ethCall } from '../../../../../helpers/evm-calls.js'
 import { openTestChain, type TestChain } from '../../../../../helpers/evm-chain.js'
 
 const WATCHED = '77'.repeat(20)
@@ -20,13 +17,6 @@ const WATCHED = '77'.repeat(20)
 const WATCH = `73${WATCHED}31600052436020526040${'6000'}f3`
 /** reverts with one word, 42 */
 const REVERTER = '602a60005260206000fd'
-
-const ctx: CallContext = {
-  signal: new AbortController().signal,
-  transport: 'http',
-  remoteAddress: '127.0.0.1',
-  connection: undefined,
-}
 
 describe("eth_call's kept outcomes", () => {
   let chain: TestChain
@@ -38,21 +28,12 @@ describe("eth_call's kept outcomes", () => {
 
   before(async () => {
     chain = await openTestChain({ config: { apiMaxDurationMs: 300 } })
-    const m = new Map(execMethods(chain.vm, { suggestTip: async () => 1n }))
-    call = (params) => Promise.resolve(m.get('eth_call')!(params, ctx))
-    watch = await deploy(WATCH)
-    reverter = await deploy(REVERTER)
-    looper = await deploy('5b5f56') // JUMPDEST PUSH0 JUMP
+    call = ethCall(chain)
+    watch = await deployRuntime(chain, WATCH)
+    reverter = await deployRuntime(chain, REVERTER)
+    looper = await deployRuntime(chain, '5b5f56') // JUMPDEST PUSH0 JUMP
   })
   after(() => chain.close())
-
-  async function deploy(code: string): Promise<string> {
-    const len = (code.length / 2).toString(16).padStart(2, '0')
-    const init = hexToBytes(`0x60${len}600c60003960${len}6000f3${code}`)
-    const nonce = await chain.vm.pool.nonce(EWOQ_ADDRESS)
-    await chain.mine([await chain.signTransfer({ data: init, gasLimit: 300_000n, value: 0n })])
-    return bytesToHex(generateAddress(hexToBytes(EWOQ_ADDRESS), bigIntToBytes(nonce)))
-  }
 
   const words = (out: unknown) => [0, 1].map((i) => BigInt(`0x${(out as string).slice(2 + i * 64, 2 + (i + 1) * 64)}`))
 
