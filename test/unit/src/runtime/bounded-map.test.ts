@@ -22,4 +22,32 @@ describe('remember', () => {
       ],
     )
   })
+
+  it('drops exactly the oldest, as a list in insertion order would, through deletes, re-inserts and clears', () => {
+    let x = 7
+    const rand = (n: number) => {
+      x = (x * 1103515245 + 12345) % 2 ** 31
+      return x % n
+    }
+    const map = new Map<number, number>()
+    let model: number[] = []
+    const max = 50
+    for (let i = 0; i < 20_000; i++) {
+      const op = rand(100)
+      const key = rand(200)
+      if (op < 80) {
+        remember(map, key, i, max)
+        model = model.filter((k) => k !== key)
+        model.push(key)
+        if (model.length > max) model = model.slice(model.length - max)
+      } else if (op < 99) {
+        map.delete(key)
+        model = model.filter((k) => k !== key)
+      } else {
+        map.clear()
+        model = []
+      }
+      assert.deepEqual([...map.keys()], model, `after op ${i}`)
+    }
+  })
 })
