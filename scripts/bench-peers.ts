@@ -14,9 +14,10 @@
 import '../src/runtime/polyfill.js'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { type LatencyStats, startProbe } from '../bench/lib/cchain-rpc.js'
 import { EWOQ_PRIVATE_KEY } from '../src/chains/evm/rules/presets.js'
+import { memoryOf } from '../test/helpers/clients.js'
 import { prepareHarness, run, say, startDevFirn } from './lib/harness.js'
-import { type Latency, probeLatency, rssMb } from './lib/probe.js'
 
 const REPS = process.env.BENCH_PEERS_REPS ?? '1'
 const PEERS = process.env.BENCH_PEERS_PEERS ?? 'floor hardhat anvil-interval'
@@ -26,7 +27,8 @@ const VMFLOOR = process.env.BENCH_PEERS_VMFLOOR !== '0'
 const work = await prepareHarness()
 const node = await startDevFirn()
 const out = join(work, `results-firn-${new Date().toISOString().slice(0, 10)}.json`)
-const firn: { idleRssMb?: number; afterHarnessRssMb?: number; blockNumberUnderEth16?: Latency } = {}
+const firn: { idleRssMb?: number; afterHarnessRssMb?: number; blockNumberUnderEth16?: LatencyStats } = {}
+const rssMb = async (pid: number) => Math.round((await memoryOf(pid)).rssMb * 10) / 10
 try {
   await new Promise((r) => setTimeout(r, 3_000))
   firn.idleRssMb = await rssMb(node.pid)
@@ -46,14 +48,16 @@ try {
   )
   firn.afterHarnessRssMb = await rssMb(node.pid)
   say('eth_blockNumber every 5 ms while 16 senders load firn again')
-  const load = run(
-    'node',
-    ['run.mjs', '--url', `${node.url}/ext/bc/C/rpc`, '--key', EWOQ_PRIVATE_KEY, '--label', 'firn', '--only', 'eth16'],
-    work,
-  )
-  const body = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
-  firn.blockNumberUnderEth16 = await probeLatency(`${node.url}/ext/bc/C/rpc`, body, 5, load)
-  await load
+  const probe = startProbe(`${node.url}/ext/bc/C/rpc`, 5)
+  try {
+    await run(
+      'node',
+      ['run.mjs', '--url', `${node.url}/ext/bc/C/rpc`, '--key', EWOQ_PRIVATE_KEY, '--label', 'firn', '--only', 'eth16'],
+      work,
+    )
+  } finally {
+    firn.blockNumberUnderEth16 = await probe.stop()
+  }
 } finally {
   await node.cleanup()
 }

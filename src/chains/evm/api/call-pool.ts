@@ -17,6 +17,7 @@ import type { EVM, EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { bytesToHex } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { remember } from '../../../runtime/bounded-map.js'
+import { perObject } from '../../../runtime/per-object.js'
 import { createAvaVM } from '../exec/block-run.js'
 import type { EvmChainCore } from '../exec/chain.js'
 import type { AvaStateManager } from '../state/state-manager.js'
@@ -92,14 +93,5 @@ export class CallPool {
   }
 }
 
-const pools = new WeakMap<EvmChainCore, CallPool>()
-
 /** The call VMs of a chain. */
-export function callPool(core: EvmChainCore): CallPool {
-  let pool = pools.get(core)
-  if (pool === undefined) {
-    pool = new CallPool(core)
-    pools.set(core, pool)
-  }
-  return pool
-}
+export const callPool: (core: EvmChainCore) => CallPool = perObject((core: EvmChainCore) => new CallPool(core))

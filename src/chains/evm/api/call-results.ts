@@ -19,6 +19,7 @@
  */
 import { bytesToHex } from '@ethereumjs/util'
 import { remember } from '../../../runtime/bounded-map.js'
+import { perObject } from '../../../runtime/per-object.js'
 import type { EvmChainCore } from '../exec/chain.js'
 import type { ExecutionResult } from './exec-message.js'
 
@@ -59,14 +60,5 @@ export class CallResults {
   }
 }
 
-const caches = new WeakMap<EvmChainCore, CallResults>()
-
 /** The kept call outcomes of a chain. */
-export function callResults(core: EvmChainCore): CallResults {
-  let cache = caches.get(core)
-  if (cache === undefined) {
-    cache = new CallResults()
-    caches.set(core, cache)
-  }
-  return cache
-}
+export const callResults: (core: EvmChainCore) => CallResults = perObject(() => new CallResults())

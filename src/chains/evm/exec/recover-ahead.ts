@@ -24,7 +24,8 @@ interface Pending {
   done: (sender?: Uint8Array) => void
 }
 
-class RecoverPool {
+/** The recovery workers (exported for tests, which start workers of their own through `start`). */
+export class RecoverPool {
   readonly #workers: Worker[] = []
   /** per worker: the batches sent, in order (a worker answers them in order) */
   readonly #inFlight: Pending[][][] = []
@@ -36,12 +37,15 @@ class RecoverPool {
   readonly #waiters: ((ready: boolean) => void)[] = []
   #flushing = false
 
-  constructor(readonly size: number) {}
+  constructor(
+    readonly size: number,
+    private readonly startOne: () => Worker = startWorker,
+  ) {}
 
   /** Starts the workers; true once one is loaded, false when workers cannot run here. */
   ready(): Promise<boolean> {
-    if (this.#ready.includes(true)) return Promise.resolve(true)
     if (this.#broken) return Promise.resolve(false)
+    if (this.#ready.includes(true)) return Promise.resolve(true)
     this.#startAll()
     return new Promise((resolve) => this.#waiters.push(resolve))
   }
@@ -98,7 +102,7 @@ class RecoverPool {
     if (this.#workers[i] !== undefined) return i
     try {
       // kept referenced while it loads (a caller may wait for it), then only while it has work
-      const worker = startWorker()
+      const worker = this.startOne()
       worker.on('message', (out: Answer[] | 'ready') => {
         if (out === 'ready') {
           this.#ready[i] = true

@@ -1,13 +1,14 @@
 /**
- * A frozen ethereumjs transaction's sender and encoding, worked out once per transaction object. ethereumjs recomputes it on
- * every `getSenderAddress()` (the signing hash, the recovery, keccak of the public key in pure JS): Firn asks when
- * the tx enters the pool, the executor asks in runTx and again for the receipt, ~25 us each time under load. A
- * frozen tx (ethereumjs' default; every tx Firn decodes) never changes, so its sender never does: it is the last
- * 20 bytes of the native keccak of `getSenderPublicKey()` (ethereumjs' `publicToAddress`), kept by tx object. An
- * unfrozen one is asked afresh as before. Its encoding (`serialize()`) is kept the same way: ethereumjs encodes
- * it again on every call, and a transfer was encoded six times on its way through the node (the pool's size check
- * and entry, the hash, the block body, the tx trie, the executor), ~60 us in all. Loaded with the Common
- * (common.ts), before any tx is made.
+ * A frozen ethereumjs transaction's sender and encoding, worked out once per transaction object. ethereumjs
+ * recomputes the sender on every `getSenderAddress()` (the signing hash, the recovery, keccak of the public key in
+ * pure JS): Firn asks when the tx enters the pool, the executor asks in runTx and again for the receipt, ~25 us each
+ * time under load. A frozen tx (ethereumjs' default; every tx Firn decodes) never changes, so its sender never
+ * does: it is the last 20 bytes of the native keccak of `getSenderPublicKey()` (ethereumjs' `publicToAddress`),
+ * kept by tx object, or the address a recovery worker found for the same bytes (`presetSender`). An unfrozen one is
+ * asked afresh as before. Its encoding (`serialize()`) is kept the same way: ethereumjs encodes it again on every
+ * call, and a transfer was encoded six times on its way through the node (the pool's size check and entry, the
+ * hash, the block body, the tx trie, the executor), ~60 us in all. Loaded with the Common (common.ts), before any
+ * tx is made.
  */
 import { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'

@@ -9,13 +9,14 @@
  *   a state view's trie reads, so calls at the same root (eth_call at the head) walk each path once.
  */
 import type { Account } from '@ethereumjs/util'
-import { type NodeStore, perStore } from './node-layer.js'
+import { perObject } from '../../../runtime/per-object.js'
+import type { NodeStore } from './node-layer.js'
 
 /** entries kept per chain (an entry is a key of ~100 chars and an Account) */
 export const ACCOUNT_READS = 50_000
 
 /** The account reads of a chain's node store. */
-export const accountReads: (store: NodeStore) => Map<string, Account | null> = perStore(
+export const accountReads: (store: NodeStore) => Map<string, Account | null> = perObject(
   () => new Map<string, Account | null>(),
 )
 
@@ -26,4 +27,4 @@ export type TrieReads = Map<string, Uint8Array | null>
 export const TRIE_READS = 50_000
 
 /** The trie reads of a chain's node store. */
-export const trieReads: (store: NodeStore) => TrieReads = perStore((): TrieReads => new Map())
+export const trieReads: (store: NodeStore) => TrieReads = perObject((): TrieReads => new Map())

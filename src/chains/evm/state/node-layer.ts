@@ -9,6 +9,7 @@ import { RLP } from '@ethereumjs/rlp'
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
 import { bytesToUnprefixedHex, unprefixedHexToBytes } from '@ethereumjs/util'
 import type { AbstractSublevel } from 'abstract-level'
+import { perObject } from '../../../runtime/per-object.js'
 import { nodeRefs, type Raw, type Ref } from './trie-refs.js'
 import { commitPause } from './writer-pause.js'
 
@@ -81,24 +82,22 @@ export class NodeLayer implements DB<string, Uint8Array> {
 
   /**
    * The level batch operations that persist this layer's nodes (the accepted state's nodes: cached too). With the
-   * block's state root, only the nodes reachable from it: ethereumjs' trie hashes and writes every node on a key's
-   * path at each put, so a block's layer also holds every intermediate version of its upper nodes (the root
-   * branch once per account written), which no state refers to. Code (keys that are not a 32-byte hash) is kept.
+   * block's state root, only the nodes reachable from it. A block's puts write final nodes only (trie-bulk.ts),
+   * but a layer can still hold nodes no state refers to: ethereumjs' deletes (accounts and slots cleared) and the
+   * key-by-key puts of shapes the bulk pass leaves alone write every version of a path. Code (keys that are not a
+   * 32-byte hash) is kept.
    */
   async batchOps(
     root?: Uint8Array,
   ): Promise<{ type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[]> {
     const keep = root === undefined ? undefined : await this.reachable(root)
     const ops: { type: 'put'; sublevel: NodeStore; key: Uint8Array; value: Uint8Array }[] = []
-    let n = 0
     for (const [key, value] of this.writes) {
       if (keep !== undefined && key.length === 64 && !keep.has(key)) continue
       ops.push({ type: 'put', sublevel: this.store, key: unprefixedHexToBytes(key), value })
       this.#cache.set(key, value)
-      if ((++n & 255) === 0) {
-        const pause = commitPause()
-        if (pause !== undefined) await pause
-      }
+      const pause = commitPause()
+      if (pause !== undefined) await pause
     }
     return ops
   }
@@ -183,18 +182,5 @@ export class NodeCache {
 
 /** 32 MiB of trie nodes per chain (about 70,000 nodes of a busy account trie) */
 export const NODE_CACHE_BYTES = 32 * 1024 * 1024
-/** A value per node store (per chain), made on first use: the chain's read caches. */
-export function perStore<T>(make: () => T): (store: NodeStore) => T {
-  const values = new WeakMap<NodeStore, T>()
-  return (store) => {
-    let value = values.get(store)
-    if (value === undefined) {
-      value = make()
-      values.set(store, value)
-    }
-    return value
-  }
-}
-
 /** The node cache of a chain's node store. */
-export const nodeCache: (store: NodeStore) => NodeCache = perStore(() => new NodeCache(NODE_CACHE_BYTES))
+export const nodeCache: (store: NodeStore) => NodeCache = perObject(() => new NodeCache(NODE_CACHE_BYTES))

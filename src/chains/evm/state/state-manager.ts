@@ -9,7 +9,6 @@ import { Caches, CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statema
 import {
   Account,
   type Address,
-  bytesToUnprefixedHex,
   concatBytes,
   createAccountFromRLP,
   createAddressFromString,
@@ -146,7 +145,7 @@ export class AvaStateManager extends MerkleStateManager {
       }
       await trie.putMany(puts)
       for (const key of dels) await trie.del(key)
-      this._storageTries[bytesToUnprefixedHex(keccak256(address.bytes))] = trie
+      // _getStorageTrie keeps the trie in _storageTries for the rest of the block
       account.storageRoot = trie.root()
       await this.putAccount(address, account)
     }

@@ -168,7 +168,10 @@ class BulkPut {
     return p > 0 ? { kind: 'ext', key: items[lo]!.path.slice(d, d + p), child: branch } : branch
   }
 
-  /** encode bottom-up (letting the event loop in: writer-pause.ts): a node's hash (stored) when its encoding is 32 bytes or more or it is the root, else its raw form */
+  /**
+   * Encode bottom-up (letting the event loop in: writer-pause.ts): a node's hash (the node stored) when its
+   * encoding is 32 bytes or more or it is the root, else its raw form (embedded in its parent).
+   */
   async format(b: Built, top: boolean): Promise<NodeReferenceOrRawMPTNode> {
     if (b.kind === 'ref') return b.ref
     const pause = commitPause()

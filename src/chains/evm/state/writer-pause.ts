@@ -1,9 +1,10 @@
 /**
- * The single writer's slices. A block run executes its txs (block-run.ts, between txs), then commits its state:
- * its tries (one put per account and slot the block changed: ~1 s for a block of 1,800 transfers), its tx and
- * receipt tries, then the walk for the layer's reachable nodes in the accept batch. Every COMMIT_SLICE_MS of that
- * work the writer lets the event loop in (setImmediate), so calls are answered during a long block. Only the single writer does this
- * work (views keep their writes in their caches), and nothing reads a trie while its root is being computed.
+ * The single writer's slices. A block run executes its txs (block-run.ts, between txs), then commits its state
+ * (trie-bulk.ts), builds its tx and receipt tries, walks its layer's reachable nodes and fills the accept batch
+ * (node-layer.ts, store/chain-store.ts); every `state-history` blocks (32) pruning marks, scans and deletes
+ * (prune.ts). Every COMMIT_SLICE_MS of that work the writer lets the event loop in (setImmediate), so calls are
+ * answered during a long block. Only the single writer does this work (views keep their writes in their caches),
+ * and nothing reads a trie while its root is being computed.
  */
 const COMMIT_SLICE_MS = 5
 let sliceStart = performance.now()

@@ -4,7 +4,6 @@
  * pointer. `accept` writes all of a block's data in ONE level batch, so after a crash a block is either fully
  * there (and is the last accepted) or not there at all.
  */
-
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToBytes, bytesToBigInt, bytesToInt, intToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util'
 import type { AbstractLevel, AbstractSublevel } from 'abstract-level'
@@ -146,15 +145,10 @@ export class ChainStore {
     }
     // a block of thousands of txs has thousands of ops (~5 us each through abstract-level): the writer's pauses
     // let the event loop in meanwhile (state/writer-pause.ts)
-    let n = 0
-    const pause = async (): Promise<void> => {
-      if ((++n & 255) !== 0) return
-      const wait = commitPause()
-      if (wait !== undefined) await wait
-    }
     for (const op of (await layer?.batchOps(block.stateRoot)) ?? []) {
       batch.put(op.key, op.value, { sublevel: this.nodes })
-      await pause()
+      const pause = commitPause()
+      if (pause !== undefined) await pause
     }
     batch.put(block.hash, block.rlp, { sublevel: this.blocks })
     batch.put(num(block.number), block.hash, { sublevel: this.canonical })
@@ -163,7 +157,8 @@ export class ChainStore {
     const blockNumber = bigIntToBytes(block.number)
     for (const [i, txHash] of block.txHashes.entries()) {
       batch.put(txHash, RLP.encode([block.hash, blockNumber, intToUnpaddedBytes(i)]), { sublevel: this.txs })
-      await pause()
+      const pause = commitPause()
+      if (pause !== undefined) await pause
     }
     batch.put(LAST_ACCEPTED, block.hash, { sublevel: this.meta })
     await batch.write()

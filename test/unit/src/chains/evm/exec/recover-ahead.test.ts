@@ -1,11 +1,12 @@
 import '../../../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { Worker } from 'node:worker_threads'
 import { createTx, createTxFromRLP } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
 import * as native from '../../../../../../src/chains/evm/exec/native-crypto.js'
-import { recoverAhead, recoverWorkersReady } from '../../../../../../src/chains/evm/exec/recover-ahead.js'
+import { RecoverPool, recoverAhead, recoverWorkersReady } from '../../../../../../src/chains/evm/exec/recover-ahead.js'
 import { senderCacheOf } from '../../../../../../src/chains/evm/exec/sender-cache.js'
 import { presetSender } from '../../../../../../src/chains/evm/exec/tx-sender.js'
 import { addressOf, CHAIN_ID, key, transfer } from './fixtures.js'
@@ -71,5 +72,24 @@ describe('recoverAhead', () => {
     } finally {
       proto.getSenderPublicKey = publicKey
     }
+  })
+
+  it('goes on without workers when one dies: what it held resolves without a sender, and so does all after', async () => {
+    // a worker that says it is loaded and exits at its first batch
+    const dying = () =>
+      new Worker(
+        "const { parentPort } = require('node:worker_threads'); parentPort.postMessage('ready'); parentPort.on('message', () => process.exit(3))",
+        { eval: true },
+      )
+    const pool = new RecoverPool(1, dying)
+    assert.equal(await pool.ready(), true)
+    const common = createEvmCommon(CHAIN_ID)
+    const cache = senderCacheOf(common.customCrypto.ecrecover)!
+    const raw = transfer(common, 5, 0n, addressOf(9).bytes).serialize()
+    assert.equal(await pool.recover({ chainId: CHAIN_ID.toString(), raw }, cache), undefined, 'held when it died')
+    assert.equal(await pool.recover({ chainId: CHAIN_ID.toString(), raw }, cache), undefined, 'after')
+    assert.equal(await pool.ready(), false)
+    // the node recovers the sender itself
+    assert.equal(createTxFromRLP(raw, { common }).getSenderAddress().toString(), addressOf(5).toString())
   })
 })
