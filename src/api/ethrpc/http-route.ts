@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ErrorCode } from '../../runtime/errors.js'
 import { httpError } from '../http/plain.js'
 import type { RawRoute } from '../http/router.js'
+import { writeAtTurnEnd } from '../http/turn-writes.js'
 import { createDispatcher } from './dispatch.js'
 import { errorText } from './encode.js'
 import { ErrorText } from './errors.js'
@@ -83,13 +84,9 @@ class HttpExchange implements Session {
     const res = this.res
     if (this.#responded || res.destroyed) return
     this.#responded = true
-    const headers: Record<string, string | number> = {
-      'Content-Type': JSON_TYPE,
-      'Content-Length': Buffer.byteLength(text),
-    }
-    if (this.cut) headers['Connection'] = 'close'
-    res.writeHead(200, headers)
-    res.end(text)
+    const head = ['Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(text))]
+    if (this.cut) head.push('Connection', 'close')
+    writeAtTurnEnd(res, 200, head, text)
   }
 
   cancel(): void {

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { readBody } from './body.js'
 import { httpError, rpcError } from './plain.js'
 import type { JsonRpcRoute } from './router.js'
+import { writeAtTurnEnd } from './turn-writes.js'
 import type { WriteDeadlines } from './write-deadlines.js'
 
 export interface JsonRpcServeOptions {
@@ -73,13 +74,11 @@ export function serveJsonRpc(
         if (reply.handlerRan) head.push('X-Content-Type-Options', 'nosniff')
         if (reply.body === undefined) {
           head.push('Content-Length', '0')
-          res.writeHead(200, head)
-          res.end()
+          writeAtTurnEnd(res, 200, head, '')
         } else {
           const body = Buffer.from(reply.body, 'utf8')
           head.push('Content-Type', JSON_TYPE, 'Content-Length', String(body.length))
-          res.writeHead(200, head)
-          res.end(body)
+          writeAtTurnEnd(res, 200, head, body)
         }
       },
       (err: unknown) => {
