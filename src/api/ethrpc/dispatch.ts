@@ -19,21 +19,25 @@ import { CallProc, type Session } from './session.js'
 import { DEFAULT_BATCH_REQUEST_LIMIT, DEFAULT_BATCH_RESPONSE_MAX_SIZE, type EthRpcOptions } from './types.js'
 
 export interface Dispatcher {
-  /** Resolves when every call of the message or batch has finished (or was cut off by the deadline). */
-  handle(batch: boolean, messages: RpcMessage[], session: Session): Promise<void>
+  /**
+   * Answers a message or batch; resolves when every call has finished (or was cut off by the deadline). A single
+   * call answered synchronously (eth_chainId, a read at a tag's block) is answered before `handle` returns, and
+   * then there is no promise (undefined).
+   */
+  handle(batch: boolean, messages: RpcMessage[], session: Session): Promise<void> | undefined
 }
 
-/** geth's `handleCallMsg`: null for a notification. */
-async function callMessage(
+/** geth's `handleCallMsg`: null for a notification; a call answered synchronously is answered without a promise. */
+function callMessage(
   server: jayson.Server,
   proc: CallProc,
   msg: RpcMessage,
   session: Session,
   meter: CallMeter | undefined,
-): Promise<Answer | null> {
+): Answer | null | Promise<Answer | null> {
   if (isNotification(msg)) {
-    await runCall(server, msg, proc, session, meter)
-    return null
+    const ran = runCall(server, msg, proc, session, meter)
+    return ran instanceof Promise ? ran.then(() => null) : null
   }
   if (isCall(msg)) return runCall(server, msg, proc, session, meter)
   return errorAnswer(hasValidId(msg) ? msg.id : 'null', ErrorCode.invalidRequest, ErrorText.invalidRequest)
@@ -62,23 +66,28 @@ export function createDispatcher(opts: EthRpcOptions): Dispatcher {
   const limited = itemLimit > 0 && sizeLimit > 0
   const log = opts.log
 
-  const handleSingle = async (msg: RpcMessage, session: Session): Promise<void> => {
+  const handleSingle = (msg: RpcMessage, session: Session): Promise<void> | undefined => {
     if (isIgnored(msg)) {
       log?.debug('unsolicited JSON-RPC message dropped', { method: msg.method, id: msg.id })
-      return
+      return undefined
     }
     let responded = false
     const proc = new CallProc(session, () => {
       responded = true
       session.write(errorText(msg.id, ErrorCode.timeout, ErrorText.timeout), true)
     })
-    const answer = await callMessage(server, proc, msg, session, meter)
-    proc.stopTimer()
-    if (answer !== null && !responded) {
-      responded = true
-      session.write(answer.text, false)
+    const done = (answer: Answer | null): void => {
+      proc.stopTimer()
+      if (answer !== null && !responded) {
+        responded = true
+        session.write(answer.text, false)
+      }
+      proc.finish()
     }
-    proc.finish()
+    const answer = callMessage(server, proc, msg, session, meter)
+    if (answer instanceof Promise) return answer.then(done)
+    done(answer)
+    return undefined
   }
 
   const handleBatch = async (msgs: RpcMessage[], session: Session): Promise<void> => {

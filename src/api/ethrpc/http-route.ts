@@ -44,7 +44,7 @@ function readLimited(req: IncomingMessage, limit: number, done: (body: Buffer, c
     if (settled) return
     settled = true
     req.removeListener('data', onData)
-    done(Buffer.concat(chunks, size), cut)
+    done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), cut)
   }
   const onData = (chunk: Buffer): void => {
     if (size + chunk.length > limit) {
@@ -111,15 +111,21 @@ export function createEthRpcRoute(opts: EthRpcOptions): RawRoute {
       exchange.reply(outcome.kind === 'eof' ? '' : errorText('null', ErrorCode.parse, ErrorText.parse))
       return
     }
-    // the client went away: its calls are cancelled (Go cancels the request context)
+    const failed = (err: unknown): void => {
+      opts.log?.warn('eth JSON-RPC request failed', { error: String(err) })
+      exchange.reply('')
+    }
+    let running: Promise<void> | undefined
+    try {
+      running = dispatcher.handle(outcome.batch, outcome.messages, exchange)
+    } catch (err) {
+      return failed(err)
+    }
+    // answered already (the call was synchronous): the answer is written; otherwise ...
+    if (running === undefined) return exchange.reply('')
+    // ... the client going away cancels the calls still running (Go cancels the request context)
     res.once('close', () => exchange.cancel())
-    dispatcher.handle(outcome.batch, outcome.messages, exchange).then(
-      () => exchange.reply(''),
-      (err: unknown) => {
-        opts.log?.warn('eth JSON-RPC request failed', { error: String(err) })
-        exchange.reply('')
-      },
-    )
+    running.then(() => exchange.reply(''), failed)
   }
 
   return {

@@ -149,14 +149,20 @@ export class WsConnection {
     }
     this.#pending++
     const started = performance.now()
-    this.#deps.dispatcher
-      .handle(outcome.batch, outcome.messages, this.#session)
-      .catch((err: unknown) => this.#deps.log?.warn('eth JSON-RPC message failed', { error: String(err) }))
-      .finally(() => {
-        this.#pending--
-        this.#deps.cpu?.consume(performance.now() - started)
-        if (!this.#closed.signal.aborted) this.#drain()
-      })
+    const failed = (err: unknown): void => this.#deps.log?.warn('eth JSON-RPC message failed', { error: String(err) })
+    const finished = (): void => {
+      this.#pending--
+      this.#deps.cpu?.consume(performance.now() - started)
+      if (!this.#closed.signal.aborted) this.#drain()
+    }
+    let running: Promise<void> | undefined
+    try {
+      running = this.#deps.dispatcher.handle(outcome.batch, outcome.messages, this.#session)
+    } catch (err) {
+      running = Promise.reject(err)
+    }
+    // finished after this task even when answered already: #drain serves the next message, and calls this one
+    Promise.resolve(running).catch(failed).finally(finished)
   }
 
   #send(json: string, then?: () => void): void {

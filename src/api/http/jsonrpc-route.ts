@@ -5,16 +5,16 @@
  * WriteTimeout does.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Deadlines } from '../../runtime/deadlines.js'
 import { readBody } from './body.js'
 import { httpError, rpcError } from './plain.js'
 import type { JsonRpcRoute } from './router.js'
 import { writeAtTurnEnd } from './turn-writes.js'
-import type { WriteDeadlines } from './write-deadlines.js'
 
 export interface JsonRpcServeOptions {
   maxBodyBytes: number
-  /** the write deadline of each request (the server's, write-deadlines.ts) */
-  deadlines: WriteDeadlines
+  /** the write deadline of each request (the server's, src/runtime/deadlines.ts) */
+  deadlines: Deadlines<ServerResponse>
   log?: { debug(msg: string, fields?: object): void; warn(msg: string, fields?: object): void } | undefined
 }
 

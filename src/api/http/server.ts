@@ -18,6 +18,7 @@ import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { type ClientRateLimiter, clientKey } from '../../rpc/client-quota.js'
+import { Deadlines } from '../../runtime/deadlines.js'
 import { capConnections, type HttpClientLimits, pipelineGate, refuseOverRate, requestLimiter } from './client-limits.js'
 import { createCors } from './cors.js'
 import { createHostFilter } from './host-filter.js'
@@ -26,7 +27,6 @@ import { originMatcher, originRefused, WS_ORIGIN_REFUSED } from './origin-policy
 import { cleanPath, escapePath, needsCleaning, parseRequestTarget } from './path.js'
 import { httpError, socketError } from './plain.js'
 import { type Route, Router, type RouteWrapper } from './router.js'
-import { WriteDeadlines } from './write-deadlines.js'
 
 export interface HttpLog {
   debug(msg: string, fields?: object): void
@@ -110,7 +110,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
   const trustedCors = createCors(opts.trustedOrigins ?? opts.allowedOrigins)
   const trusted = originMatcher(opts.trustedOrigins ?? opts.allowedOrigins)
   const hostAllowed = createHostFilter(opts.allowedHosts)
-  const deadlines = new WriteDeadlines(t.writeMs ?? 30_000, (res) => {
+  const deadlines = new Deadlines<ServerResponse>(t.writeMs ?? 30_000, (res) => {
     opts.log?.warn('JSON-RPC call exceeded the write deadline; closing the connection', { url: res.req?.url })
     res.destroy()
   })

@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict'
-import type { ServerResponse } from 'node:http'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { WriteDeadlines } from '../../../../../src/api/http/write-deadlines.js'
+import { Deadlines } from '../../../../src/runtime/deadlines.js'
 
-const response = (name: string) => ({ name }) as unknown as ServerResponse
+interface Thing {
+  name: string
+}
+const response = (name: string): Thing => ({ name })
 
-describe('WriteDeadlines', () => {
+describe('Deadlines', () => {
   it('expires a request unanswered at its deadline, not one answered before, and stops its timer when idle', async () => {
     const expired: unknown[] = []
-    const d = new WriteDeadlines(50, (res) => expired.push(res))
+    const d = new Deadlines<Thing>(50, (res) => expired.push(res))
     const slow = response('slow')
     const quick = response('quick')
     d.add(slow)
