@@ -55,6 +55,30 @@ const FIELDS: ReadonlyMap<string, keyof RpcMessage> = new Map([
   ['RESULT', 'hasResult'],
   ['ERROR', 'hasError'],
 ])
+/** the field names' bytes, upper-cased, by length */
+const FIELD_BYTES = [...FIELDS].map(([name, field]) => ({ bytes: Buffer.from(name, 'latin1'), field }))
+
+/**
+ * The field a key (the quoted string at start..end) names, or undefined. A key of plain ASCII letters without
+ * escapes (every key a client sends) is matched on its bytes, folded as Go does; any other key goes through the
+ * decoded string and `goFoldName` (its escapes, and the two non-ASCII letters that fold onto ASCII ones).
+ */
+function fieldOf(buf: Buffer, start: number, end: number): keyof RpcMessage | undefined {
+  const length = end - start - 2
+  for (let i = start + 1; i < end - 1; i++) {
+    const c = buf[i]!
+    if (c === 0x5c || c >= 0x80) return FIELDS.get(goFoldName(stringAt(buf, start, end)))
+  }
+  next: for (const { bytes, field } of FIELD_BYTES) {
+    if (bytes.length !== length) continue
+    for (let i = 0; i < length; i++) {
+      const c = buf[start + 1 + i]!
+      if ((c >= 0x61 && c <= 0x7a ? c - 0x20 : c) !== bytes[i]) continue next
+    }
+    return field
+  }
+  return undefined
+}
 
 /** One scanned value -> geth's jsonrpcMessage. */
 function toMessage(buf: Buffer, scanned: ScannedValue): RpcMessage {
@@ -62,7 +86,7 @@ function toMessage(buf: Buffer, scanned: ScannedValue): RpcMessage {
   if (buf[scanned.start] !== 0x7b) return msg
   const m = scanned.members
   for (let k = 0; k < m.length; k += 4) {
-    const field = FIELDS.get(goFoldName(stringAt(buf, m[k]!, m[k + 1]!)))
+    const field = fieldOf(buf, m[k]!, m[k + 1]!)
     if (field === undefined) continue
     const start = m[k + 2]!
     const end = m[k + 3]!

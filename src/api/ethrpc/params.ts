@@ -13,7 +13,7 @@ export function positionalParams(raw: string | undefined): unknown[] {
 
 /** What jayson carries as `params`: the argument list when `params` is a JSON array, else undefined. */
 export const arrayParams = (raw: string | undefined): unknown[] | undefined =>
-  raw !== undefined && raw.charCodeAt(0) === 0x5b ? (JSON.parse(raw) as unknown[]) : undefined
+  raw === undefined || raw.charCodeAt(0) !== 0x5b ? undefined : raw === '[]' ? [] : (JSON.parse(raw) as unknown[])
 
 /** A method's arguments: the array jayson carried, or what geth makes of other `params` ([] or `non-array args`). */
 export const argsOf = (args: unknown[] | undefined, raw: string | undefined): unknown[] => args ?? positionalParams(raw)

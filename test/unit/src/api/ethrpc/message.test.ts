@@ -33,6 +33,11 @@ describe('readMessages', () => {
     assert.equal(m.id, '2')
     assert.equal(m.method, 'eth_chainId')
     assert.ok(isCall(m))
+    // escaped keys, mixed case, LONG S folding onto 'S'; a digit is not a letter
+    const e = one('{"jsonrpc":"2.0","\\u0069d":7,"mEtHoD":"a","PARAM\u017f":[1],"meth0d":"b","\\u017ftop":1}')
+    assert.equal(e.id, '7')
+    assert.equal(e.method, 'a')
+    assert.equal(e.params, '[1]')
   })
 
   it('keeps a string field when a later duplicate has another type', () => {
