@@ -59,6 +59,9 @@ export class Executor {
   readonly pending = new Map<string, ExecutedBlock>()
   tip: { hash: Uint8Array; header: AvaHeader }
   private queue: Promise<unknown> = Promise.resolve()
+  /** trie nodes accepted since the last prune, and how many the last prune kept (pruning's amortisation) */
+  #written = 0
+  #keptAtPrune = 0
 
   constructor(private readonly opts: ExecutorOptions) {
     this.tip = opts.tip
@@ -221,13 +224,24 @@ export class Executor {
         extra,
       )
       // the nodes are in the database now; children read them there
+      this.#written += block.layer.writes.size
       block.layer.writes.clear()
       block.layer.parent = undefined
       this.pending.delete(key)
       this.tip = { hash, header: block.header }
       const { pruning } = this.opts
-      if (pruning.mode === 'pruning' && block.header.number % BigInt(pruning.stateHistory) === 0n) {
-        await pruneState(this.opts.store.nodes, await this.recentRoots(pruning.stateHistory))
+      // every state-history blocks, once as many nodes were accepted since the last prune as it kept: the mark walks
+      // the whole kept state, so pruning after a fixed number of blocks cost the same for small blocks as for large
+      // ones; this way its cost per accepted node is bounded, and the store holds at most about as many dead nodes
+      // as live ones (docs/performance.md, "Pruning when it pays")
+      if (
+        pruning.mode === 'pruning' &&
+        block.header.number % BigInt(pruning.stateHistory) === 0n &&
+        this.#written >= this.#keptAtPrune
+      ) {
+        const { kept } = await pruneState(this.opts.store.nodes, await this.recentRoots(pruning.stateHistory))
+        this.#written = 0
+        this.#keptAtPrune = kept
       }
       return block
     })

@@ -3,13 +3,16 @@
  * roots that must stay readable (the last `stateHistory` accepted roots), then delete every other trie node of
  * the store. Nodes are content-addressed and shared between roots, so marking stops at a node already marked.
  * Contract code (keys of 33 bytes: 'c' ‖ codeHash) is never deleted. Cost: one walk over the kept state plus one
- * scan of the node keys, so the executor runs it every `stateHistory` blocks, not after each block. The read
- * caches (node-layer.ts, account-reads.ts) drop only what pruning made unreadable.
+ * scan of the node keys, so the executor runs it at most every `stateHistory` blocks, and only once as many nodes
+ * were accepted since the last prune as that one kept (exec/executor.ts). The read caches (node-layer.ts,
+ * account-reads.ts) drop only what pruning made unreadable. The mark reads nodes with LevelDB's `getSync` when it
+ * can (an async read per node left the writer waiting on the thread pool most of a prune) and lets the event loop
+ * in every slice of the writer (writer-pause.ts).
  */
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToUnprefixedHex, KECCAK256_RLP } from '@ethereumjs/util'
 import { accountReads, trieReads } from './account-reads.js'
-import { type NodeStore, nodeCache } from './node-layer.js'
+import { type NodeStore, nodeCache, readNow } from './node-layer.js'
 import { nodeRefs, type Raw, type Ref } from './trie-refs.js'
 import { commitPause } from './writer-pause.js'
 
@@ -29,15 +32,18 @@ async function mark(store: NodeStore, root: Uint8Array, marked: Set<string>): Pr
     }
     const key = bytesToUnprefixedHex(ref)
     if (marked.has(key)) continue
-    const bytes = await store.get(ref)
+    const pause = commitPause()
+    if (pause !== undefined) await pause
+    const read = readNow(store, ref)
+    const bytes = read instanceof Promise ? await read : read
     if (bytes === undefined) continue
     marked.add(key)
     nodeRefs(RLP.decode(bytes) as Raw, account, todo)
   }
 }
 
-/** Delete the trie nodes not reachable from `keep`; returns how many were deleted. */
-export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<number> {
+/** Delete the trie nodes not reachable from `keep`; returns how many were deleted and how many kept. */
+export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<{ deleted: number; kept: number }> {
   const marked = new Set<string>()
   for (const root of keep) await mark(store, root, marked)
   const dead: Uint8Array[] = []
@@ -64,7 +70,7 @@ export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<
   for (const key of reads.keys()) if (!kept(key.slice(0, 64))) reads.delete(key)
   const accounts = accountReads(store)
   for (const key of accounts.keys()) if (!kept(key.slice(2, 66))) accounts.delete(key)
-  return dead.length
+  return { deleted: dead.length, kept: marked.size }
 }
 
 const EMPTY_ROOT = bytesToUnprefixedHex(KECCAK256_RLP)
