@@ -119,10 +119,14 @@ export function createEthRpcRoute(opts: EthRpcOptions): RawRoute {
     try {
       running = dispatcher.handle(outcome.batch, outcome.messages, exchange)
     } catch (err) {
-      return failed(err)
+      failed(err)
+      return
     }
     // answered already (the call was synchronous): the answer is written; otherwise ...
-    if (running === undefined) return exchange.reply('')
+    if (running === undefined) {
+      exchange.reply('')
+      return
+    }
     // ... the client going away cancels the calls still running (Go cancels the request context)
     res.once('close', () => exchange.cancel())
     running.then(() => exchange.reply(''), failed)
