@@ -17,6 +17,8 @@ export class Deadlines<T> {
     readonly timeoutMs: number,
     readonly onExpired: (thing: T) => void,
     everyMs = Math.min(1_000, Math.max(5, Math.floor(timeoutMs / 10))),
+    /** whether the timer keeps the process alive while things are in flight (false: a server's sockets do) */
+    readonly keepsAlive = false,
   ) {
     this.#everyMs = everyMs
   }
@@ -29,7 +31,7 @@ export class Deadlines<T> {
     this.#due.set(thing, performance.now() + this.timeoutMs)
     if (this.#timer === undefined) {
       this.#timer = setInterval(this.#sweep, this.#everyMs)
-      this.#timer.unref()
+      if (!this.keepsAlive) this.#timer.unref()
     }
   }
 

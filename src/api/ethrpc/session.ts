@@ -37,7 +37,8 @@ const sweeps = new Map<number, Deadlines<CallProc>>()
 function deadlinesOf(timeoutMs: number): Deadlines<CallProc> {
   let d = sweeps.get(timeoutMs)
   if (d === undefined) {
-    d = new Deadlines<CallProc>(timeoutMs, (proc) => proc.expire(), Math.min(100, Math.max(5, timeoutMs / 10)))
+    // kept alive as a proc's own timer was: a call waiting on its deadline alone still gets its answer
+    d = new Deadlines<CallProc>(timeoutMs, (proc) => proc.expire(), Math.min(100, Math.max(5, timeoutMs / 10)), true)
     sweeps.set(timeoutMs, d)
   }
   return d
