@@ -79,6 +79,47 @@ describe('BlockProducer over any VM', () => {
     }
   })
 
+  it('gathers work that keeps arriving into one block, at most one build per gathering window', async () => {
+    const { vm, close } = await tinyVm({ maxItems: 1_000 })
+    const producer = new BlockProducer(vm, quiet, { gatherMs: 400, quietMs: 100 })
+    producer.start()
+    try {
+      vm.add('first')
+      await vm.acceptedCount(1)
+      // an item every 5 ms for ~150 ms: never quiet for 100 ms, all inside one window
+      for (let i = 0; i < 30; i++) {
+        vm.add(`item ${i}`)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      await vm.acceptedCount(2)
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      assert.equal(vm.lastAccepted().height, 2, 'the 30 items went into one block')
+      assert.equal(vm.hasPending(), false)
+    } finally {
+      await producer.stop()
+      await close()
+    }
+  })
+
+  it('builds at once when work stops arriving, however long the gathering window', async () => {
+    const { vm, close } = await tinyVm()
+    const producer = new BlockProducer(vm, quiet, { gatherMs: 60_000, quietMs: 10 })
+    producer.start()
+    try {
+      const started = performance.now()
+      for (const item of ['a', 'b', 'c']) {
+        // a script that sends one thing and waits for its block
+        vm.add(item)
+        await vm.acceptedCount(vm.accepted.length + 1)
+      }
+      assert.equal(vm.lastAccepted().height, 3)
+      assert.ok(performance.now() - started < 5_000, 'no build waited for the window')
+    } finally {
+      await producer.stop()
+      await close()
+    }
+  })
+
   it('stops cleanly and builds nothing afterwards', async () => {
     const { vm, close } = await tinyVm()
     const producer = new BlockProducer(vm, quiet, { retryMs: 10 })
