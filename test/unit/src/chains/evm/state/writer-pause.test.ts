@@ -6,6 +6,7 @@ import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js
 import { orderedTrieRoot } from '../../../../../../src/chains/evm/exec/trie-root.js'
 import { NodeLayer } from '../../../../../../src/chains/evm/state/node-layer.js'
 import { AvaStateManager } from '../../../../../../src/chains/evm/state/state-manager.js'
+import { commitPause } from '../../../../../../src/chains/evm/state/writer-pause.js'
 import { ChainStore } from '../../../../../../src/chains/evm/store/chain-store.js'
 
 const common = createEvmCommon(43112n)
@@ -45,5 +46,20 @@ describe('the writer lets the event loop in', () => {
     assert.ok(walk.ms < 5 || walk.ticks > 0, `layer walk: ${walk.ms.toFixed(0)} ms without a turn of the loop`)
     assert.ok(commit.ms >= 5, 'the commit is long enough to need a pause')
     await db.close()
+  })
+
+  it("goes on only after the end of the next turn, where that turn's answers are written", async () => {
+    const order: string[] = []
+    const busyUntil = performance.now() + 6
+    while (performance.now() < busyUntil) {
+      // a slice of the writer's work
+    }
+    const pause = commitPause()
+    assert.ok(pause !== undefined, 'a slice of 6 ms asks for a pause')
+    // an answer queued for the end of a turn after the pause began (src/api/http/turn-writes.ts uses setImmediate)
+    setImmediate(() => order.push('answer'))
+    await pause
+    order.push('writer')
+    assert.deepEqual(order, ['answer', 'writer'])
   })
 })
