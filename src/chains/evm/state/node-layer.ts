@@ -143,6 +143,11 @@ export class NodeCache {
     return this.#bytes
   }
 
+  /** The cached node, leaving its place in the eviction order as it is (pruning's walk over the whole state). */
+  peek(key: string): Uint8Array | undefined {
+    return this.#map.get(key)
+  }
+
   get(key: string): Uint8Array | undefined {
     const value = this.#map.get(key)
     if (value !== undefined) {

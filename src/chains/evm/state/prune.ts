@@ -18,6 +18,7 @@ import { commitPause } from './writer-pause.js'
 
 /** Mark the nodes of the trie at `root` (leaves are accounts whose storage tries are walked too). */
 async function mark(store: NodeStore, root: Uint8Array, marked: Set<string>): Promise<void> {
+  const cache = nodeCache(store)
   const todo: Ref[] = [{ ref: root, account: true }]
   for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
     const { ref, account } = next
@@ -34,7 +35,7 @@ async function mark(store: NodeStore, root: Uint8Array, marked: Set<string>): Pr
     if (marked.has(key)) continue
     const pause = commitPause()
     if (pause !== undefined) await pause
-    const read = readNow(store, ref)
+    const read = cache.peek(key) ?? readNow(store, ref)
     const bytes = read instanceof Promise ? await read : read
     if (bytes === undefined) continue
     marked.add(key)
