@@ -124,13 +124,20 @@ export class NodeLayer implements DB<string, Uint8Array> {
 }
 
 /**
- * The database's trie nodes most recently read or accepted, by unprefixed hex key, up to `maxBytes` of values
- * (least recently used out first). A node's key is its hash, so a cached node is never stale; pruning drops the
- * nodes it deletes (`retain`), so a pruned root reads as missing again. Every state read (eth_getBalance,
- * eth_call, block execution) walks the trie from its root: without it each node on the path was a LevelDB read.
+ * The database's trie nodes most recently read or accepted, by unprefixed hex key, up to `maxBytes` of values. A
+ * node's key is its hash, so a cached node is never stale; pruning drops the nodes it deletes (`retain`), so a pruned
+ * root reads as missing again. Every state read (eth_getBalance, eth_call, block execution) walks the trie from its
+ * root: without it each node on the path was a LevelDB read.
+ *
+ * Eviction is a clock (second chance): a read marks its node, the hand moves over the nodes in insertion order, takes
+ * a mark off or evicts an unmarked node. One iterator is kept as the hand. The least-recently-used order this had
+ * before re-inserted a node on every hit, and each eviction started a fresh iterator that walked every hole those
+ * deletes left at the front of the map's table (V8 keeps them until it rebuilds it): 24 µs per read-read-read-insert
+ * round and single inserts of 14 ms once full (70,000 nodes), as `remember` had (runtime/bounded-map.ts).
  */
 export class NodeCache {
-  readonly #map = new Map<string, Uint8Array>()
+  readonly #map = new Map<string, { value: Uint8Array; used: boolean }>()
+  #hand: MapIterator<[string, { value: Uint8Array; used: boolean }]> | undefined
   #bytes = 0
 
   constructor(readonly maxBytes: number) {}
@@ -143,44 +150,57 @@ export class NodeCache {
     return this.#bytes
   }
 
-  /** The cached node, leaving its place in the eviction order as it is (pruning's walk over the whole state). */
+  /** The cached node, without marking it as read (pruning's walk over the whole state). */
   peek(key: string): Uint8Array | undefined {
-    return this.#map.get(key)
+    return this.#map.get(key)?.value
   }
 
   get(key: string): Uint8Array | undefined {
-    const value = this.#map.get(key)
-    if (value !== undefined) {
-      // most recently used last
-      this.#map.delete(key)
-      this.#map.set(key, value)
-    }
-    return value
+    const entry = this.#map.get(key)
+    if (entry === undefined) return undefined
+    entry.used = true
+    return entry.value
   }
 
   set(key: string, value: Uint8Array): void {
     if (this.#map.has(key)) return
-    this.#map.set(key, value)
+    this.#map.set(key, { value, used: false })
     this.#bytes += value.length + key.length
-    if (this.#bytes <= this.maxBytes) return
-    for (const [old, v] of this.#map) {
-      this.#map.delete(old)
-      this.#bytes -= v.length + old.length
-      if (this.#bytes <= this.maxBytes) break
+    while (this.#bytes > this.maxBytes && this.#evictOne()) {}
+  }
+
+  /** Moves the hand to the next node without a mark and evicts it; false when the cache is empty. */
+  #evictOne(): boolean {
+    for (;;) {
+      let step = this.#hand?.next()
+      if (step === undefined || step.done === true) {
+        this.#hand = this.#map.entries()
+        step = this.#hand.next()
+        if (step.done === true) return false
+      }
+      const [key, entry] = step.value
+      if (entry.used) {
+        entry.used = false
+        continue
+      }
+      this.#map.delete(key)
+      this.#bytes -= entry.value.length + key.length
+      return true
     }
   }
 
   /** Keep only the nodes `keep` says yes to. */
   retain(keep: (key: string) => boolean): void {
-    for (const [key, value] of this.#map) {
+    for (const [key, entry] of this.#map) {
       if (keep(key)) continue
       this.#map.delete(key)
-      this.#bytes -= value.length + key.length
+      this.#bytes -= entry.value.length + key.length
     }
   }
 
   clear(): void {
     this.#map.clear()
+    this.#hand = undefined
     this.#bytes = 0
   }
 }

@@ -15,7 +15,23 @@ const common = createEvmCommon(43112n)
 const bytes = (n: number) => new Uint8Array(n)
 
 describe('NodeCache', () => {
-  it('keeps at most maxBytes of nodes, the least recently used leaving first', () => {
+  it('evicts like a clock: a read node gets a second chance, a peek does not, and the hand goes on where it was', () => {
+    const c = new NodeCache(3 * (100 + 2))
+    c.set('aa', bytes(100))
+    c.set('bb', bytes(100))
+    c.set('cc', bytes(100))
+    assert.ok(c.get('aa'))
+    assert.ok(c.peek('bb'))
+    c.set('dd', bytes(100))
+    assert.equal(c.peek('bb'), undefined, 'the hand spared aa (read) and took bb (only peeked)')
+    c.set('ee', bytes(100))
+    // a hand that started over from the front would take aa now
+    assert.equal(c.peek('cc'), undefined, 'the hand went on from where it stopped')
+    assert.ok(c.peek('aa') && c.peek('dd') && c.peek('ee'))
+    assert.equal(c.bytes, 3 * 102)
+  })
+
+  it('keeps at most maxBytes of nodes, a recently read one staying', () => {
     const c = new NodeCache(3 * (100 + 2))
     c.set('aa', bytes(100))
     c.set('bb', bytes(100))
