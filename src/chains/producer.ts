@@ -9,7 +9,7 @@
  * While work keeps arriving, blocks gather it: a build starts at most every `gatherMs` (50 ms), unless no work
  * arrived for `quietMs` (3 ms), when it starts at once. A block pays fixed costs (the state commit's upper trie
  * nodes, the accept batch, the tries of its txs and receipts), so under a stream of transactions many small blocks
- * cost far more than a few larger ones (docs/performance.md, "Blocks that gather"); a lone transaction, or a
+ * cost far more than a few larger ones (docs/performance.md, "Fourth round"); a lone transaction, or a
  * script that sends one and waits for its receipt, still gets its block within `quietMs`.
  */
 import type { Subscription } from 'rxjs'

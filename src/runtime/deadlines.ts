@@ -2,8 +2,8 @@
  * Deadlines of many things in flight with one timeout, kept by one interval timer instead of a timer each (arming
  * and clearing a timer cost about as much as the rest of a cheap JSON-RPC call's handling). A thing still in the set
  * at its deadline is taken out and handed to `onExpired`; the check runs every `everyMs` (default: a tenth of the
- * timeout, at least 5 ms and at most a second), so a deadline is met within that. The timer runs only while things were in flight
- * since its last check. Used for the JSON-RPC routes' write deadlines (src/api/http/server.ts, Go's WriteTimeout)
+ * timeout, at least 5 ms and at most a second), so a deadline is met within that. The timer runs only while things
+ * were in flight since its last check. Used for the JSON-RPC routes' write deadlines (src/api/http/server.ts, Go's WriteTimeout)
  * and the eth endpoints' call deadlines (src/api/ethrpc/session.ts).
  */
 

@@ -4,7 +4,7 @@
  * them one by one, between the reads of the next ones, made every `writev` wake a client that had gone back to
  * sleep, and on this 2-core VM a wake-up of another core's task costs ~10 us of the writer's system time: twice a
  * bare node:http server's per-request total. Written back to back, the first answer wakes the client and the rest
- * find it running (docs/performance.md, "The answers of one turn"). An answer waits at most for the rest of the turn
+ * find it running (docs/performance.md, "Fourth round"). An answer waits at most for the rest of the turn
  * it was made in; a response whose connection closed meanwhile is skipped.
  */
 import type { ServerResponse } from 'node:http'

@@ -233,7 +233,7 @@ export class Executor {
       // every state-history blocks, once as many nodes were accepted since the last prune as it kept: the mark walks
       // the whole kept state, so pruning after a fixed number of blocks cost the same for small blocks as for large
       // ones; this way its cost per accepted node is bounded, and the store holds at most about as many dead nodes
-      // as live ones (docs/performance.md, "Pruning when it pays")
+      // as live ones (docs/performance.md, "Fourth round")
       if (
         pruning.mode === 'pruning' &&
         block.header.number % BigInt(pruning.stateHistory) === 0n &&

@@ -8,6 +8,7 @@ import { once } from 'node:events'
 import { request } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { JsonRpcProvider, Network } from 'ethers'
+import WebSocket from 'ws'
 import { sendRaw } from '../../../../helpers/http-request.js'
 import { post, REVERT_DATA, startEthServer } from './fixture.js'
 
@@ -277,5 +278,36 @@ describe('eth JSON-RPC limits', () => {
     )
     const cut = await postChunked(s.rpcUrl, [call(1, 'test_echo', ['x'.repeat(20)]), 'more'])
     assert.equal(cut, '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}')
+  })
+})
+
+describe('a failure inside the dispatch', () => {
+  it('answers the HTTP request empty and logs it; the WebSocket connection logs it and goes on', async (t) => {
+    // a call observer that throws: it runs inside the dispatch of every call, synchronously for a synchronous one
+    const s = await startEthServer({
+      observer: {
+        called() {
+          throw new Error('observer broke')
+        },
+      },
+    })
+    t.after(() => s.close())
+    const r = await post(s.rpcUrl, call(1, 'eth_chainId'))
+    assert.equal(r.status, 200)
+    assert.equal(r.text, '')
+    assert.ok(
+      s.logs.some((l) => l.msg === 'eth JSON-RPC request failed' && /observer broke/.test(JSON.stringify(l.fields))),
+    )
+    assert.ok(s.logs.find((l) => l.msg === 'eth JSON-RPC request failed')?.level === 'warn')
+    const ws = new WebSocket(s.wsUrl)
+    t.after(() => ws.close())
+    await once(ws, 'open')
+    const failures = () => s.logs.filter((l) => l.msg === 'eth JSON-RPC message failed').length
+    for (const id of [1, 2]) {
+      ws.send(call(id, 'eth_chainId'))
+      await once(s.hub, 'warn')
+      assert.equal(failures(), id, 'each message is logged, and the connection reads the next')
+    }
+    assert.equal(ws.readyState, WebSocket.OPEN)
   })
 })

@@ -9,6 +9,7 @@ import * as native from '../../../../../../src/chains/evm/exec/native-crypto.js'
 import { RecoverPool, recoverAhead, recoverWorkersReady } from '../../../../../../src/chains/evm/exec/recover-ahead.js'
 import { senderCacheOf } from '../../../../../../src/chains/evm/exec/sender-cache.js'
 import { presetSender } from '../../../../../../src/chains/evm/exec/tx-sender.js'
+import { countCalls } from '../../../../../helpers/count-calls.js'
 import { addressOf, CHAIN_ID, key, transfer } from './fixtures.js'
 
 describe('recoverAhead', () => {
@@ -53,24 +54,18 @@ describe('recoverAhead', () => {
     const sender = await recoverAhead(raw, common)
     assert.equal(bytesToHex(sender!), addressOf(4).toString())
     const tx = createTxFromRLP(raw, { common })
-    const proto = Object.getPrototypeOf(tx) as { getSenderPublicKey(): Uint8Array }
-    const publicKey = proto.getSenderPublicKey
-    let asked = 0
-    proto.getSenderPublicKey = function (this: unknown) {
-      asked++
-      return publicKey.call(this)
-    }
+    const asked = countCalls(Object.getPrototypeOf(tx), 'getSenderPublicKey')
     try {
       presetSender(tx, sender!)
       assert.equal(tx.getSenderAddress().toString(), addressOf(4).toString())
-      assert.equal(asked, 0, 'no signature hashed or recovered on the node')
+      assert.equal(asked.count, 0, 'no signature hashed or recovered on the node')
       // an unfrozen tx is not preset: it is recovered as it is now
       const open = createTxFromRLP(raw, { common, freeze: false })
       presetSender(open, addressOf(7).bytes)
       assert.equal(open.getSenderAddress().toString(), addressOf(4).toString())
-      assert.equal(asked, 1)
+      assert.equal(asked.count, 1)
     } finally {
-      proto.getSenderPublicKey = publicKey
+      asked.restore()
     }
   })
 

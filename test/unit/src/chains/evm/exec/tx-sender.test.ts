@@ -4,6 +4,7 @@ import { describe, it } from 'node:test'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
 import { fastEcrecover } from '../../../../../../src/chains/evm/exec/native-crypto.js'
+import { countCalls } from '../../../../../helpers/count-calls.js'
 import { addressOf, CHAIN_ID, transfer } from './fixtures.js'
 
 describe('tx sender', () => {
@@ -35,18 +36,12 @@ describe('tx sender', () => {
     const raw = transfer(common, 2, 0n, addressOf(5).bytes).serialize()
     const frozen = createTxFromRLP(raw, { common })
     // ethereumjs builds the field list (raw()) for every encoding it makes
-    const proto = Object.getPrototypeOf(frozen) as { raw(): unknown }
-    const fields = proto.raw
-    let encoded = 0
-    proto.raw = function (this: unknown) {
-      encoded++
-      return fields.call(this)
-    }
+    const encoded = countCalls(Object.getPrototypeOf(frozen), 'raw')
     try {
       for (let i = 0; i < 3; i++) frozen.serialize()
-      assert.equal(encoded, 1)
+      assert.equal(encoded.count, 1)
     } finally {
-      proto.raw = fields
+      encoded.restore()
     }
     const a = frozen.serialize()
     assert.deepEqual(a, raw)
