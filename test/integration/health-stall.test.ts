@@ -39,13 +39,21 @@ describe('health of a chain that stalls', { timeout: 600_000 }, () => {
 
   it('is healthy with all five, 503 while node 1 cannot accept a waiting transfer, healthy again when peers return', async () => {
     const node1 = net.node(1)
-    await waitFor('node 1 healthy', 60_000, async () => (await health(node1)).status === 200, node1)
+    const connected = (h: { body: Reply }) =>
+      (h.body.checks.network?.message as { percentConnected?: number } | undefined)?.percentConnected
+    // healthy needs 80 % of the stake connected: wait for all five, which may come a little after
+    await waitFor(
+      'node 1 healthy with all five connected',
+      60_000,
+      async () => {
+        const h = await health(node1)
+        return h.status === 200 && connected(h) === 1
+      },
+      node1,
+    )
     const before = await health(node1)
     assert.equal(before.body.healthy, true)
-    assert.equal(
-      (before.body.checks.network?.message as { percentConnected?: number } | undefined)?.percentConnected,
-      1,
-    )
+    assert.equal(connected(before), 1)
 
     await Promise.all([net.stop(4), net.stop(5)])
     const hash = await ewoq.send(node1, SINK)
