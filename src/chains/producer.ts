@@ -6,7 +6,7 @@
  * scheduled once the block is accepted, so a block holds as much as the VM puts in it and nothing announced
  * during a build is lost. The chain actor runs it in normalOp (its `produceBlocks` slot) and stops it on exit.
  *
- * While work keeps arriving, blocks gather it: a build starts at most every `gatherMs` (50 ms), unless no work
+ * While work keeps arriving, blocks gather it: a build starts at most every `gatherMs` (100 ms), unless no work
  * arrived for `quietMs` (3 ms), when it starts at once. A block pays fixed costs (the state commit's upper trie
  * nodes, the accept batch, the tries of its txs and receipts), so under a stream of transactions many small blocks
  * cost far more than a few larger ones (docs/performance.md, "Fourth round"); a lone transaction, or a
@@ -18,7 +18,7 @@ import type { ChainVm, VmLogger } from './vm.js'
 /** Retry delay after a build that held nothing (work waits that cannot go in a block yet) or a failed one. */
 export const PRODUCER_RETRY_MS = 1_000
 /** While work keeps arriving, a build starts at most this long after the previous one started. */
-export const PRODUCER_GATHER_MS = 50
+export const PRODUCER_GATHER_MS = 100
 /** ... and at once when no work arrived for this long (nobody is sending: nothing more to gather). */
 export const PRODUCER_QUIET_MS = 3
 

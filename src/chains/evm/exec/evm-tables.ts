@@ -9,8 +9,9 @@
  * call guard's is, call-guard.ts).
  */
 import type { Common } from '@ethereumjs/common'
-import { EVM, type EVMOpts, getOpcodesForHF, NobleBN254 } from '@ethereumjs/evm'
+import { EVM, type EVMOpts, type ExecResult, getOpcodesForHF, type Message, NobleBN254 } from '@ethereumjs/evm'
 import { remember } from '../../../runtime/bounded-map.js'
+import { runInterpreter } from './evm-run.js'
 
 type Table = ReturnType<typeof getOpcodesForHF>
 type CustomOpcodes = NonNullable<EVMOpts['customOpcodes']>
@@ -48,6 +49,14 @@ export class FirnEVM extends EVM {
     this._handlers = table.handlers
     this._opcodeMap = table.opcodeMap
     return table.opcodes
+  }
+
+  /** ethereumjs' own, with its result assembled without object spreads (evm-run.ts) */
+  protected override runInterpreter(
+    message: Message,
+    opts?: Parameters<typeof runInterpreter>[2],
+  ): Promise<ExecResult> {
+    return runInterpreter(this, message, opts)
   }
 }
 

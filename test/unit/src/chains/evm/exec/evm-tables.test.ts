@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { EVMMockBlockchain } from '@ethereumjs/evm'
+import { createEVM, type EVM, EVMMockBlockchain } from '@ethereumjs/evm'
 import { SimpleStateManager } from '@ethereumjs/statemanager'
+import { Account, createAddressFromString } from '@ethereumjs/util'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
 import { createFirnEVM, jumpAnalyses } from '../../../../../../src/chains/evm/exec/evm-tables.js'
 
@@ -36,4 +37,56 @@ describe('FirnEVM jump analysis', () => {
     assert.equal(result.returnValue[31], 1)
     assert.equal(result.executionGasUsed, 3n + 8n + 1n + 3n + 3n + 6n + 3n + 3n)
   })
+})
+
+/** a contract at 0x..c0de running `code`, called with 1 wei from 0x..ca11 */
+async function call(make: (sm: SimpleStateManager) => Promise<EVM> | EVM, code: number[], gasLimit = 100_000n) {
+  const sm = new SimpleStateManager()
+  const to = createAddressFromString('0x000000000000000000000000000000000000c0de')
+  const caller = createAddressFromString('0x000000000000000000000000000000000000ca11')
+  await sm.putAccount(caller, new Account(0n, 10n ** 18n))
+  await sm.putAccount(to, new Account())
+  await sm.putCode(to, Uint8Array.from(code))
+  const e = await make(sm)
+  const { execResult: r } = await e.runCall({ to, caller, value: 1n, gasLimit, data: Uint8Array.from([1, 2]) })
+  return {
+    returnValue: Buffer.from(r.returnValue).toString('hex'),
+    gasUsed: r.executionGasUsed,
+    gas: r.gas,
+    gasRefund: r.gasRefund,
+    error: r.exceptionError?.error,
+    logs: r.logs,
+    runStateKeys: Object.keys(r.runState ?? {}).sort(),
+    depth: (r.runState as unknown as { depth?: number } | undefined)?.depth,
+  }
+}
+
+describe('FirnEVM runInterpreter (evm-run.ts)', () => {
+  const programs: Record<string, number[]> = {
+    // SSTORE(0, 1), LOG1(0, 32, topic 7) of the word 42, RETURN the word
+    'store, log and return': [
+      0x60, 1, 0x60, 0, 0x55, 0x60, 42, 0x60, 0, 0x52, 0x60, 7, 0x60, 32, 0x60, 0, 0xa1, 0x60, 32, 0x60, 0, 0xf3,
+    ],
+    // SSTORE(0, 1) then REVERT with the word 9
+    'revert with data': [0x60, 1, 0x60, 0, 0x55, 0x60, 9, 0x60, 0, 0x52, 0x60, 32, 0x60, 0, 0xfd],
+    // LOG0 then INVALID: the logs are cleared and all the gas is used
+    invalid: [0x60, 0, 0x60, 0, 0xa0, 0xfe],
+    // an endless loop: out of gas
+    'out of gas': [0x5b, 0x60, 0, 0x56],
+    // the call data back
+    calldata: [0x36, 0x60, 0, 0x60, 0, 0x37, 0x36, 0x60, 0, 0xf3],
+  }
+  for (const [name, code] of Object.entries(programs)) {
+    it(`gives ethereumjs' own result: ${name}`, async () => {
+      const stock = await call(
+        (sm) => createEVM({ common, stateManager: sm, blockchain: new EVMMockBlockchain() }),
+        code,
+      )
+      const firn = await call(
+        (sm) => createFirnEVM({ common, stateManager: sm, blockchain: new EVMMockBlockchain() }),
+        code,
+      )
+      assert.deepEqual(firn, stock)
+    })
+  }
 })
