@@ -11,6 +11,7 @@
  * recorded chain (test/unit/src/chains/evm/exec/replay-recorded.test.ts) and a comparison with ethereumjs' own result
  * for stores, logs, reverts, invalid opcodes and running out of gas (evm-tables.test.ts) check it.
  */
+import { readFileSync } from 'node:fs'
 import { type EVM, EVMError, type ExecResult, type Message } from '@ethereumjs/evm'
 import { Account, BIGINT_0, createZeroAddress } from '@ethereumjs/util'
 
@@ -29,6 +30,17 @@ type InterpreterClass = new (...args: unknown[]) => InterpreterLike
 // the interpreter class and `defaultBlock` are not exported by ethereumjs: loaded from the modules the package's
 // entry loads (the same module instances)
 const evmModule = import.meta.resolve('@ethereumjs/evm')
+
+/** the ethereumjs release whose `runInterpreter` this file follows */
+export const FOLLOWS_EVM = '10.1.3'
+/**
+ * The installed @ethereumjs/evm is the one this file follows; with another, FirnEVM runs ethereumjs' own (a test
+ * fails until this file is checked against the new release and FOLLOWS_EVM moved).
+ */
+export const installedEvm: string = JSON.parse(
+  readFileSync(new URL('../../package.json', evmModule), 'utf8') as string,
+).version
+export const followsInstalledEvm = installedEvm === FOLLOWS_EVM
 const { Interpreter } = (await import(new URL('./interpreter.js', evmModule).href)) as { Interpreter: InterpreterClass }
 const { defaultBlock } = (await import(new URL('./evm.js', evmModule).href)) as { defaultBlock: () => unknown }
 

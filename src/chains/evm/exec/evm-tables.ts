@@ -11,7 +11,7 @@
 import type { Common } from '@ethereumjs/common'
 import { EVM, type EVMOpts, type ExecResult, getOpcodesForHF, type Message, NobleBN254 } from '@ethereumjs/evm'
 import { remember } from '../../../runtime/bounded-map.js'
-import { runInterpreter } from './evm-run.js'
+import { followsInstalledEvm, runInterpreter } from './evm-run.js'
 
 type Table = ReturnType<typeof getOpcodesForHF>
 type CustomOpcodes = NonNullable<EVMOpts['customOpcodes']>
@@ -51,12 +51,12 @@ export class FirnEVM extends EVM {
     return table.opcodes
   }
 
-  /** ethereumjs' own, with its result assembled without object spreads (evm-run.ts) */
+  /** ethereumjs' own, with its result assembled without object spreads (evm-run.ts), on the release it follows */
   protected override runInterpreter(
     message: Message,
     opts?: Parameters<typeof runInterpreter>[2],
   ): Promise<ExecResult> {
-    return runInterpreter(this, message, opts)
+    return followsInstalledEvm ? runInterpreter(this, message, opts) : super.runInterpreter(message, opts)
   }
 }
 

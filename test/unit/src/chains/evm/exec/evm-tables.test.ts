@@ -4,6 +4,7 @@ import { createEVM, type EVM, EVMMockBlockchain } from '@ethereumjs/evm'
 import { SimpleStateManager } from '@ethereumjs/statemanager'
 import { Account, createAddressFromString } from '@ethereumjs/util'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
+import { FOLLOWS_EVM, installedEvm } from '../../../../../../src/chains/evm/exec/evm-run.js'
 import { createFirnEVM, jumpAnalyses } from '../../../../../../src/chains/evm/exec/evm-tables.js'
 
 const common = createEvmCommon(43112n)
@@ -62,6 +63,10 @@ async function call(make: (sm: SimpleStateManager) => Promise<EVM> | EVM, code: 
 }
 
 describe('FirnEVM runInterpreter (evm-run.ts)', () => {
+  it("follows the installed ethereumjs release (else FirnEVM runs ethereumjs' own: check evm-run.ts against it)", () => {
+    assert.equal(installedEvm, FOLLOWS_EVM)
+  })
+
   const programs: Record<string, number[]> = {
     // SSTORE(0, 1), LOG1(0, 32, topic 7) of the word 42, RETURN the word
     'store, log and return': [
