@@ -3,8 +3,8 @@
  * and clearing a timer cost about as much as the rest of a cheap JSON-RPC call's handling). A thing still in the set
  * at its deadline is taken out and handed to `onExpired`; the check runs every `everyMs` (default: a tenth of the
  * timeout, at least 5 ms and at most a second), so a deadline is met within that. The timer runs only while things
- * were in flight since its last check. Used for the JSON-RPC routes' write deadlines (src/api/http/server.ts, Go's WriteTimeout)
- * and the eth endpoints' call deadlines (src/api/ethrpc/session.ts).
+ * were in flight since its last check. Used for the JSON-RPC routes' write deadlines (src/api/http/server.ts, Go's
+ * WriteTimeout) and the eth endpoints' call deadlines (src/api/ethrpc/session.ts).
  */
 
 export class Deadlines<T> {

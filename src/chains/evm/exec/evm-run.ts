@@ -27,9 +27,12 @@ interface InterpreterLike {
 }
 type InterpreterClass = new (...args: unknown[]) => InterpreterLike
 
-// the interpreter class and `defaultBlock` are not exported by ethereumjs: loaded from the modules the package's
-// entry loads (the same module instances)
 const evmModule = import.meta.resolve('@ethereumjs/evm')
+/**
+ * A module of @ethereumjs/evm's build that its entry does not export (the interpreter class, `defaultBlock`), loaded
+ * beside the entry: the same module instance the entry loads.
+ */
+export const evmInternal = (file: string): Promise<unknown> => import(new URL(file, evmModule).href)
 
 /** the ethereumjs release whose `runInterpreter` this file follows */
 export const FOLLOWS_EVM = '10.1.3'
@@ -37,12 +40,10 @@ export const FOLLOWS_EVM = '10.1.3'
  * The installed @ethereumjs/evm is the one this file follows; with another, FirnEVM runs ethereumjs' own (a test
  * fails until this file is checked against the new release and FOLLOWS_EVM moved).
  */
-export const installedEvm: string = JSON.parse(
-  readFileSync(new URL('../../package.json', evmModule), 'utf8') as string,
-).version
+export const installedEvm: string = JSON.parse(readFileSync(new URL('../../package.json', evmModule), 'utf8')).version
 export const followsInstalledEvm = installedEvm === FOLLOWS_EVM
-const { Interpreter } = (await import(new URL('./interpreter.js', evmModule).href)) as { Interpreter: InterpreterClass }
-const { defaultBlock } = (await import(new URL('./evm.js', evmModule).href)) as { defaultBlock: () => unknown }
+const { Interpreter } = (await evmInternal('./interpreter.js')) as { Interpreter: InterpreterClass }
+const { defaultBlock } = (await evmInternal('./evm.js')) as { defaultBlock: () => unknown }
 
 /** the fields of the EVM the run reads (protected in ethereumjs' types) */
 interface EvmInternals {
@@ -105,7 +106,7 @@ export async function runInterpreter(evm: EVM, message: Message, opts: Interpret
   return Object.assign({}, result, {
     runState: Object.assign({}, out.runState, result, interpreter._env),
     exceptionError: out.exceptionError,
-    gas: out.runState?.gasLeft,
+    gas: out.runState.gasLeft,
     executionGasUsed: gasUsed,
     gasRefund: out.runState.gasRefund,
     stateGasSpilled: out.runState.stateGasSpilled,

@@ -11,7 +11,7 @@
 import type { Common } from '@ethereumjs/common'
 import { EVM, type EVMOpts, type ExecResult, getOpcodesForHF, type Message, NobleBN254 } from '@ethereumjs/evm'
 import { remember } from '../../../runtime/bounded-map.js'
-import { followsInstalledEvm, runInterpreter } from './evm-run.js'
+import { evmInternal, followsInstalledEvm, runInterpreter } from './evm-run.js'
 
 type Table = ReturnType<typeof getOpcodesForHF>
 type CustomOpcodes = NonNullable<EVMOpts['customOpcodes']>
@@ -77,9 +77,7 @@ type Analysis = { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCach
 interface InterpreterProto {
   _getValidJumpDestinations(this: { _evm: { _opcodeMap: object } }, code: Uint8Array): Analysis
 }
-const { Interpreter } = (await import(new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm')).href)) as {
-  Interpreter: { prototype: InterpreterProto }
-}
+const { Interpreter } = (await evmInternal('./interpreter.js')) as { Interpreter: { prototype: InterpreterProto } }
 const analyse = Interpreter.prototype._getValidJumpDestinations
 /** code objects analysed, by code object: a copy of its bytes and the analysis per opcode table */
 const analysed = new WeakMap<Uint8Array, { bytes: Buffer; byTable: Map<object, Analysis> }>()
