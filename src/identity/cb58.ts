@@ -3,6 +3,7 @@
  * checksum), HexNC (`0x` + lower-case hex) and the checksummed Hex form (`0x` + hex of payload ‖ checksum).
  */
 import { sha256 } from '@noble/hashes/sha2.js'
+import { prefixedHex } from '../runtime/hex.js'
 import { base58Decode, base58Encode } from './base58.js'
 import { IdError } from './errors.js'
 
@@ -50,7 +51,7 @@ export function cb58Decode(text: string): Uint8Array {
 
 /** Bytes -> HexNC (`0x` + lower-case hex, no checksum). */
 export function hexNC(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`
+  return prefixedHex(bytes)
 }
 
 /** HexNC -> bytes; the `0x` prefix is required; an empty string is empty bytes (as the reference). */

@@ -5,6 +5,7 @@
  * Go value of type <T>`; a field of an object argument `... into Go struct field <S>.<f> of type <T>`.
  */
 import { goJsonKind, invalidArgument } from '../../../rpc/eth-args.js'
+import { prefixedHex } from '../../../runtime/hex.js'
 
 export const HexError = {
   empty: 'empty hex string',
@@ -38,7 +39,7 @@ const HEX_DIGITS = /^[0-9a-fA-F]*$/
 
 /** Encoders: hex quantity (no leading zeros) and hex bytes. */
 export const qty = (n: bigint | number): string => `0x${n.toString(16)}`
-export const hex = (b: Uint8Array): string => `0x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`
+export const hex = prefixedHex
 
 /** hexutil's checkNumberText on a JSON string's text; empty means zero (as Big/Uint64 UnmarshalText). */
 function numberText(s: string, bits: 64 | 256): bigint | string {

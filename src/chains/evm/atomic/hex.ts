@@ -1,9 +1,9 @@
 /** `0x` hex strings <-> bytes for the atomic values, checking lengths when a value is encoded. */
+import { prefixedHex } from '../../../runtime/hex.js'
 import { codecError } from './errors.js'
 import type { Hex } from './types.js'
 
-export const toHex = (bytes: Uint8Array): Hex =>
-  `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`
+export const toHex = (bytes: Uint8Array): Hex => prefixedHex(bytes)
 
 /** A value's bytes; anything but `0x` + 2n lower- or upper-case hex digits is refused with the field's name. */
 export function fromHex(hex: Hex, length: number, field: string): Uint8Array {
@@ -13,5 +13,5 @@ export function fromHex(hex: Hex, length: number, field: string): Uint8Array {
   return Uint8Array.from(Buffer.from(hex.slice(2), 'hex'))
 }
 
-/** The zero ID as Hex (the reference's `ids.Empty`). */
+/** The zero ID (the reference's `ids.Empty`). */
 export const EMPTY_ID: Hex = `0x${'00'.repeat(32)}`

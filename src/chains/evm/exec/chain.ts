@@ -9,7 +9,7 @@ import { Subject } from 'rxjs'
 import { remember } from '../../../runtime/bounded-map.js'
 import { ChainStoreError } from '../../store-error.js'
 import { type AvaHeader, encodeBlock, headerHash } from '../header.js'
-import { ACCOUNT_READS, accountReads } from '../state/account-reads.js'
+import { ACCOUNT_READS, accountKey, accountReads } from '../state/account-reads.js'
 import { NodeLayer } from '../state/node-layer.js'
 import { AvaStateManager } from '../state/state-manager.js'
 import { openStateView } from '../state/view.js'
@@ -43,8 +43,6 @@ export interface Genesis {
   header: AvaHeader
   alloc: GenesisAlloc
 }
-
-const accountKey = (root: Uint8Array, address: Address): string => bytesToHex(root) + bytesToHex(address.bytes).slice(2)
 
 export class EvmChainCore {
   readonly accepted$ = new Subject<AcceptedEvent>()

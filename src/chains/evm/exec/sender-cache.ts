@@ -5,7 +5,6 @@
  * the first a map lookup. It is passed to the Common as `ecrecover`; recovery ahead (recover-ahead.ts) fills it
  * from worker threads with what those inputs recover to.
  */
-import { bytesToHex } from '@ethereumjs/util'
 import { remember } from '../../../runtime/bounded-map.js'
 import { type Ecrecover, fastEcrecover } from './native-crypto.js'
 
@@ -14,8 +13,21 @@ export type { Ecrecover }
 /** what ethereumjs passes to `ecrecover` */
 export type RecoverArgs = Parameters<Ecrecover>
 
-const keyOf = (...[msgHash, v, r, s, chainId]: RecoverArgs): string =>
-  `${bytesToHex(msgHash)}${v.toString(16)}${bytesToHex(r)}${bytesToHex(s)}:${chainId ?? ''}`
+/**
+ * The recovery's inputs as one string: hash, r and s each behind its length byte, as latin1 (a char per byte, one
+ * native encoding), then v and the chain id in decimal. Built byte by byte in hex (ethereumjs' `bytesToHex`), this
+ * key was a third of the allocations of an ERC-20 transfer (docs/performance.md, "Sixth round").
+ */
+export function keyOf(...[msgHash, v, r, s, chainId]: RecoverArgs): string {
+  const packed = Buffer.allocUnsafe(3 + msgHash.length + r.length + s.length)
+  let at = 0
+  for (const part of [msgHash, r, s]) {
+    packed[at] = part.length
+    packed.set(part, at + 1)
+    at += 1 + part.length
+  }
+  return `${packed.toString('latin1')}${v}:${chainId ?? ''}`
+}
 
 export class SenderCache {
   readonly #cache = new Map<string, Uint8Array>()

@@ -8,12 +8,20 @@
  * - Trie values by trie root and key (null: absent), for account and storage tries alike (account-trie.ts): what
  *   a state view's trie reads, so calls at the same root (eth_call at the head) walk each path once.
  */
-import type { Account } from '@ethereumjs/util'
+import type { Account, Address } from '@ethereumjs/util'
+import { unprefixedHex } from '../../../runtime/hex.js'
 import { perObject } from '../../../runtime/per-object.js'
 import type { NodeStore } from './node-layer.js'
 
 /** entries kept per chain (an entry is a key of ~100 chars and an Account) */
 export const ACCOUNT_READS = 50_000
+
+/** An account read's key: the root's 64 hex digits, then the address's 40. */
+export const accountKey = (root: Uint8Array, address: Address): string =>
+  unprefixedHex(root) + unprefixedHex(address.bytes)
+
+/** The root (unprefixed hex) of an account read's key. */
+export const rootOfAccountKey = (key: string): string => key.slice(0, 64)
 
 /** The account reads of a chain's node store. */
 export const accountReads: (store: NodeStore) => Map<string, Account | null> = perObject(

@@ -11,8 +11,8 @@
  */
 import type { MPTOpts } from '@ethereumjs/mpt'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { bytesToUnprefixedHex } from '@ethereumjs/util'
 import { remember } from '../../../runtime/bounded-map.js'
+import { unprefixedHex } from '../../../runtime/hex.js'
 import { TRIE_READS, type TrieReads } from './account-reads.js'
 import { withMultiCoin } from './account-rlp.js'
 import { BulkUnsupported, bulkPut } from './trie-bulk.js'
@@ -26,7 +26,7 @@ class RootId {
   of(root: Uint8Array): string {
     if (root !== this.#root) {
       this.#root = root
-      this.#id = bytesToUnprefixedHex(root)
+      this.#id = unprefixedHex(root)
     }
     return this.#id
   }
@@ -46,7 +46,7 @@ export class StorageTrie extends MerklePatriciaTrie {
   override async get(key: Uint8Array, throwIfMissing = false): Promise<Uint8Array | null> {
     const reads = this.reads
     if (reads === undefined) return super.get(key, throwIfMissing)
-    const id = this.#rootId.of(this.root()) + bytesToUnprefixedHex(key)
+    const id = this.#rootId.of(this.root()) + unprefixedHex(key)
     const hit = reads.get(id)
     if (hit !== undefined) return hit
     const value = await super.get(key, throwIfMissing)

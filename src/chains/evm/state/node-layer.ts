@@ -7,8 +7,9 @@
 
 import { RLP } from '@ethereumjs/rlp'
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
-import { bytesToUnprefixedHex, unprefixedHexToBytes } from '@ethereumjs/util'
+import { unprefixedHexToBytes } from '@ethereumjs/util'
 import type { AbstractSublevel } from 'abstract-level'
+import { unprefixedHex } from '../../../runtime/hex.js'
 import { perObject } from '../../../runtime/per-object.js'
 import { nodeRefs, type Raw, type Ref } from './trie-refs.js'
 import { commitPause } from './writer-pause.js'
@@ -112,7 +113,7 @@ export class NodeLayer implements DB<string, Uint8Array> {
       const { ref, account } = next
       if (!(ref instanceof Uint8Array)) nodeRefs(ref, account, todo)
       else if (ref.length === 32) {
-        const key = bytesToUnprefixedHex(ref)
+        const key = unprefixedHex(ref)
         const bytes = keep.has(key) ? undefined : this.writes.get(key)
         if (bytes === undefined) continue
         keep.add(key)

@@ -10,8 +10,9 @@
  * in every slice of the writer (writer-pause.ts).
  */
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToUnprefixedHex, KECCAK256_RLP } from '@ethereumjs/util'
-import { accountReads, trieReads } from './account-reads.js'
+import { KECCAK256_RLP } from '@ethereumjs/util'
+import { unprefixedHex } from '../../../runtime/hex.js'
+import { accountReads, rootOfAccountKey, trieReads } from './account-reads.js'
 import { type NodeStore, nodeCache, readNow } from './node-layer.js'
 import { nodeRefs, type Raw, type Ref } from './trie-refs.js'
 import { commitPause } from './writer-pause.js'
@@ -31,7 +32,7 @@ async function mark(store: NodeStore, root: Uint8Array, marked: Set<string>): Pr
       nodeRefs(RLP.decode(ref) as Raw, account, todo)
       continue
     }
-    const key = bytesToUnprefixedHex(ref)
+    const key = unprefixedHex(ref)
     if (marked.has(key)) continue
     const pause = commitPause()
     if (pause !== undefined) await pause
@@ -52,7 +53,7 @@ export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<
   const keys = store.keys()
   try {
     for (let chunk = await keys.nextv(2_000); chunk.length > 0; chunk = await keys.nextv(2_000)) {
-      for (const key of chunk) if (key.length === 32 && !marked.has(bytesToUnprefixedHex(key))) dead.push(key)
+      for (const key of chunk) if (key.length === 32 && !marked.has(unprefixedHex(key))) dead.push(key)
       const pause = commitPause()
       if (pause !== undefined) await pause
     }
@@ -70,8 +71,8 @@ export async function pruneState(store: NodeStore, keep: Uint8Array[]): Promise<
   const reads = trieReads(store)
   for (const key of reads.keys()) if (!kept(key.slice(0, 64))) reads.delete(key)
   const accounts = accountReads(store)
-  for (const key of accounts.keys()) if (!kept(key.slice(2, 66))) accounts.delete(key)
+  for (const key of accounts.keys()) if (!kept(rootOfAccountKey(key))) accounts.delete(key)
   return { deleted: dead.length, kept: marked.size }
 }
 
-const EMPTY_ROOT = bytesToUnprefixedHex(KECCAK256_RLP)
+const EMPTY_ROOT = unprefixedHex(KECCAK256_RLP)

@@ -21,7 +21,8 @@ import {
   type MPTNode,
   type NodeReferenceOrRawMPTNode,
 } from '@ethereumjs/mpt'
-import { bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
+import { equalsBytes } from '@ethereumjs/util'
+import { unprefixedHex } from '../../../runtime/hex.js'
 import { commitPause } from './writer-pause.js'
 
 export class BulkUnsupported extends Error {}
@@ -212,7 +213,7 @@ export async function bulkPut(trie: MerklePatriciaTrie, entries: [Uint8Array, Ui
   const byKey = new Map<string, Item>()
   for (const [key, value] of entries) {
     if (value.length === 0) throw new BulkUnsupported('an empty value (a delete)')
-    byKey.set(bytesToUnprefixedHex(key), { path: nibblesOf(key), value })
+    byKey.set(unprefixedHex(key), { path: nibblesOf(key), value })
   }
   const items = [...byKey.values()].sort(compare)
   for (let i = 1; i < items.length; i++) {

@@ -4,6 +4,7 @@
  * return data. The result is `{gas, failed, returnValue, structLogs}`; returnValue is hex without 0x.
  */
 import { Address, bytesToHex, setLengthLeft } from '@ethereumjs/util'
+import { unprefixedHex } from '../../../runtime/hex.js'
 import { Op, opName } from './opcodes.js'
 import type { FrameEnd, Step, Tracer, TxEnd } from './types.js'
 
@@ -38,8 +39,6 @@ interface Entry {
   refund: bigint
 }
 
-/** `%x` of bytes: hex without 0x. */
-const plainHex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')
 const word = (w: bigint): string => w.toString(16).padStart(64, '0')
 
 export class StructLogger implements Tracer {
@@ -68,7 +67,7 @@ export class StructLogger implements Tracer {
     if (this.cfg.enableReturnData && s.returnData.length > 0) entry.returnData = bytesToHex(s.returnData)
     if (this.cfg.enableMemory) {
       const memory: string[] = []
-      for (let i = 0; i + 32 <= s.memory.length; i += 32) memory.push(plainHex(s.memory.subarray(i, i + 32)))
+      for (let i = 0; i + 32 <= s.memory.length; i += 32) memory.push(unprefixedHex(s.memory.subarray(i, i + 32)))
       entry.memory = memory
     }
     const n = s.stack.length
@@ -82,7 +81,7 @@ export class StructLogger implements Tracer {
       if (s.op === Op.SLOAD && n >= 1) {
         const key = s.stack[n - 1]!
         const value = await s.state.getStorage(new Address(s.address), setLengthLeft(hexBytes(key), 32))
-        slots.set(word(key), plainHex(setLengthLeft(value, 32)))
+        slots.set(word(key), unprefixedHex(setLengthLeft(value, 32)))
         entry.storage = new Map(slots)
       } else if (s.op === Op.SSTORE && n >= 2) {
         slots.set(word(s.stack[n - 1]!), word(s.stack[n - 2]!))
@@ -109,7 +108,7 @@ export class StructLogger implements Tracer {
 
   result(): unknown {
     const failed = this.error !== undefined
-    const returnValue = failed && this.error !== 'execution reverted' ? '' : plainHex(this.output)
+    const returnValue = failed && this.error !== 'execution reverted' ? '' : unprefixedHex(this.output)
     return {
       gas: Number(this.usedGas),
       failed,

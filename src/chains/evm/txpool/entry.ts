@@ -3,7 +3,8 @@
  * (sender recovery included). `feeCap`/`tipCap` follow geth: a legacy or 2930 tx uses its gas price for both.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { type Address, bytesToHex, toChecksumAddress } from '@ethereumjs/util'
+import { type Address, toChecksumAddress } from '@ethereumjs/util'
+import { prefixedHex } from '../../../runtime/hex.js'
 
 /** geth's txSlotSize: a tx takes one slot per started 32 KiB. */
 export const TX_SLOT_SIZE = 32 * 1024
@@ -43,9 +44,9 @@ export function makePoolTx(tx: TypedTransaction, sender: Address, time: number, 
   const size = tx.serialize().length
   return {
     tx,
-    hash: bytesToHex(tx.hash()),
+    hash: prefixedHex(tx.hash()),
     sender,
-    from: sender.toString(),
+    from: prefixedHex(sender.bytes),
     nonce: tx.nonce,
     gas: tx.gasLimit,
     feeCap,

@@ -8,6 +8,7 @@
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { type Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { type Observable, Subject } from 'rxjs'
+import { prefixedHex } from '../../../runtime/hex.js'
 import { comparePrice, makePoolTx, type PoolTx } from './entry.js'
 import { TxPoolError } from './errors.js'
 import { PricedNonceSource } from './ordered.js'
@@ -71,7 +72,7 @@ export class TxPool {
   /** Adds a signed tx; resolves to its hash or rejects with a TxPoolError carrying the reference's text. */
   async add(tx: TypedTransaction, opts: { local?: boolean } = {}): Promise<string> {
     if (!tx.isSigned()) throw new TxPoolError('invalidSender')
-    const hash = bytesToHex(tx.hash())
+    const hash = prefixedHex(tx.hash())
     if (this.#s.all.has(hash)) throw new TxPoolError('alreadyKnown')
     const local = (opts.local ?? false) && this.#s.config.localsEnabled
     const sender = validateBasics(tx, {
