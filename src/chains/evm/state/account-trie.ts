@@ -15,7 +15,9 @@ import { remember } from '../../../runtime/bounded-map.js'
 import { unprefixedHex } from '../../../runtime/hex.js'
 import { TRIE_READS, type TrieReads } from './account-reads.js'
 import { withMultiCoin } from './account-rlp.js'
+import { NodeLayer } from './node-layer.js'
 import { BulkUnsupported, bulkPut } from './trie-bulk.js'
+import { trieValue } from './trie-get.js'
 import { commitPause } from './writer-pause.js'
 
 /** the trie's root as unprefixed hex, converted once per root */
@@ -45,13 +47,20 @@ export class StorageTrie extends MerklePatriciaTrie {
 
   override async get(key: Uint8Array, throwIfMissing = false): Promise<Uint8Array | null> {
     const reads = this.reads
-    if (reads === undefined) return super.get(key, throwIfMissing)
+    if (reads === undefined) return this.#read(key, throwIfMissing)
     const id = this.#rootId.of(this.root()) + unprefixedHex(key)
     const hit = reads.get(id)
     if (hit !== undefined) return hit
-    const value = await super.get(key, throwIfMissing)
+    const value = await this.#read(key, throwIfMissing)
     remember(reads, id, value, TRIE_READS)
     return value
+  }
+
+  /** ethereumjs' `get`; without `throwIfMissing`, the same answer read directly (trie-get.ts) */
+  #read(key: Uint8Array, throwIfMissing: boolean): Promise<Uint8Array | null> {
+    if (throwIfMissing) return super.get(key, true)
+    const db = this._db.db
+    return trieValue(this, this.appliedKey(key), db instanceof NodeLayer ? db : undefined)
   }
 
   override async put(key: Uint8Array, value: Uint8Array | null, skipKeyTransform = false): Promise<void> {

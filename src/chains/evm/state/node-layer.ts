@@ -5,6 +5,7 @@
  * layer when the block is rejected. Node keys are content hashes, so a lookup down the chain is always sound.
  */
 
+import { decodeMPTNode, type MPTNode } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
 import { unprefixedHexToBytes } from '@ethereumjs/util'
@@ -60,6 +61,11 @@ export class NodeLayer implements DB<string, Uint8Array> {
     const value = await readNow(this.store, unprefixedHexToBytes(key))
     if (value !== undefined) this.#cache.set(key, value)
     return value
+  }
+
+  /** A node of the chain's node cache, decoded (trie-get.ts); undefined when it is not cached. */
+  decoded(key: string): MPTNode | undefined {
+    return this.#cache.decoded(key)
   }
 
   async put(key: string, value: Uint8Array, _opts?: EncodingOpts): Promise<void> {
@@ -136,9 +142,19 @@ export class NodeLayer implements DB<string, Uint8Array> {
  * deletes left at the front of the map's table (V8 keeps them until it rebuilds it): 24 µs per read-read-read-insert
  * round and single inserts of 14 ms once full (70,000 nodes), as `remember` had (runtime/bounded-map.ts).
  */
+/** a cached node: its RLP, whether it was read since the hand passed, its decoded form once a trie read asked */
+interface CachedNode {
+  value: Uint8Array
+  used: boolean
+  node?: MPTNode
+}
+
+/** what a decoded node is counted as, over its RLP: its objects are several times the RLP's size */
+const decodedBytes = (value: Uint8Array): number => 4 * value.length + 512
+
 export class NodeCache {
-  readonly #map = new Map<string, { value: Uint8Array; used: boolean }>()
-  #hand: MapIterator<[string, { value: Uint8Array; used: boolean }]> | undefined
+  readonly #map = new Map<string, CachedNode>()
+  #hand: MapIterator<[string, CachedNode]> | undefined
   #bytes = 0
 
   constructor(readonly maxBytes: number) {}
@@ -163,6 +179,22 @@ export class NodeCache {
     return entry.value
   }
 
+  /**
+   * The cached node decoded (decoded on the first ask and kept with it; counted in the cache's bytes), for trie
+   * reads that only read it (trie-get.ts). undefined when the node is not cached.
+   */
+  decoded(key: string): MPTNode | undefined {
+    const entry = this.#map.get(key)
+    if (entry === undefined) return undefined
+    entry.used = true
+    if (entry.node !== undefined) return entry.node
+    const node = decodeMPTNode(entry.value)
+    entry.node = node
+    this.#bytes += decodedBytes(entry.value)
+    while (this.#bytes > this.maxBytes && this.#evictOne()) {}
+    return node
+  }
+
   set(key: string, value: Uint8Array): void {
     if (this.#map.has(key)) return
     this.#map.set(key, { value, used: false })
@@ -184,18 +216,20 @@ export class NodeCache {
         entry.used = false
         continue
       }
-      this.#map.delete(key)
-      this.#bytes -= entry.value.length + key.length
+      this.#drop(key, entry)
       return true
     }
+  }
+
+  #drop(key: string, entry: CachedNode): void {
+    this.#map.delete(key)
+    this.#bytes -= entry.value.length + key.length + (entry.node === undefined ? 0 : decodedBytes(entry.value))
   }
 
   /** Keep only the nodes `keep` says yes to. */
   retain(keep: (key: string) => boolean): void {
     for (const [key, entry] of this.#map) {
-      if (keep(key)) continue
-      this.#map.delete(key)
-      this.#bytes -= entry.value.length + key.length
+      if (!keep(key)) this.#drop(key, entry)
     }
   }
 

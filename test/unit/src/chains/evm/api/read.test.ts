@@ -533,11 +533,11 @@ describe('eth_getProof window', () => {
   }
 
   it('uses state-history on pruning nodes; tags always pass; earliest and hashes are checked', async () => {
-    const { chain, call, hashes } = await chainWith({ config: { pruningEnabled: true, stateHistory: 2 } }, 4)
+    const { chain, call, hashes } = await chainWith({ config: { pruningEnabled: true, stateHistory: 2 } }, 6)
     try {
       const fail = (n: number) => ({
         code: -32000,
-        message: `historical proof query not allowed: block number ${n} is before the oldest allowed block number 2 (window of 2 blocks)`,
+        message: `historical proof query not allowed: block number ${n} is before the oldest allowed block number 4 (window of 2 blocks)`,
       })
       assert.deepEqual(await failure(call('eth_getProof', EWOQ_ADDRESS, [], '0x1')), fail(1))
       assert.deepEqual(await failure(call('eth_getProof', EWOQ_ADDRESS, [], 'earliest')), fail(0))
@@ -552,17 +552,18 @@ describe('eth_getProof window', () => {
         message: `historical proof query not allowed: block from hash ${unknown} doesn't exist`,
       })
       for (const tag of ['latest', 'pending', 'accepted', 'finalized', 'safe']) {
-        assert.equal((await call('eth_getProof', EWOQ_ADDRESS, [], tag)).nonce, '0x4')
+        assert.equal((await call('eth_getProof', EWOQ_ADDRESS, [], tag)).nonce, '0x6')
       }
-      // block 2 passes the window check (its state is pruned: state-history keeps fewer roots than the window)
-      assert.deepEqual(await failure(call('eth_getProof', EWOQ_ADDRESS, [], '0x2')), {
+      // block 4 passes the window check (its state is pruned: state-history keeps fewer roots than the window; six
+      // blocks, so that pruning's cadence, by nodes accepted since the last prune, has pruned after block 4)
+      assert.deepEqual(await failure(call('eth_getProof', EWOQ_ADDRESS, [], '0x4')), {
         code: -32000,
-        message: `missing trie node ${bytesToHex(decodeBlock((await chain.vm.core.getBlockByNumber(2n))!).header.stateRoot)}`,
+        message: `missing trie node ${bytesToHex(decodeBlock((await chain.vm.core.getBlockByNumber(4n))!).header.stateRoot)}`,
       })
-      assert.equal((await call('eth_getProof', EWOQ_ADDRESS, [], '0x3')).nonce, '0x3')
-      assert.equal((await call('eth_getProof', EWOQ_ADDRESS, [], bytesToHex(hashes[2]!))).nonce, '0x3')
+      assert.equal((await call('eth_getProof', EWOQ_ADDRESS, [], '0x5')).nonce, '0x5')
+      assert.equal((await call('eth_getProof', EWOQ_ADDRESS, [], bytesToHex(hashes[4]!))).nonce, '0x5')
       // above the tip the window passes and the block lookup refuses
-      assert.deepEqual(await failure(call('eth_getProof', EWOQ_ADDRESS, [], '0x5')), {
+      assert.deepEqual(await failure(call('eth_getProof', EWOQ_ADDRESS, [], '0x7')), {
         code: -32000,
         message: 'cannot query unfinalized data',
       })
