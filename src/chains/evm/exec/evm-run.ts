@@ -11,9 +11,10 @@
  * recorded chain (test/unit/src/chains/evm/exec/replay-recorded.test.ts) and a comparison with ethereumjs' own result
  * for stores, logs, reverts, invalid opcodes and running out of gas (evm-tables.test.ts) check it.
  */
-import { readFileSync } from 'node:fs'
 import { type EVM, EVMError, type ExecResult, type Message } from '@ethereumjs/evm'
 import { Account, BIGINT_0, createZeroAddress } from '@ethereumjs/util'
+import { evmInternal } from './evm-internal.js'
+import { FirnInterpreter } from './evm-loop.js'
 
 type InterpreterOpts = { pc?: number; initialLogs?: NonNullable<ExecResult['logs']> }
 interface RunOut {
@@ -27,22 +28,6 @@ interface InterpreterLike {
 }
 type InterpreterClass = new (...args: unknown[]) => InterpreterLike
 
-const evmModule = import.meta.resolve('@ethereumjs/evm')
-/**
- * A module of @ethereumjs/evm's build that its entry does not export (the interpreter class, `defaultBlock`), loaded
- * beside the entry: the same module instance the entry loads.
- */
-export const evmInternal = (file: string): Promise<unknown> => import(new URL(file, evmModule).href)
-
-/** the ethereumjs release whose `runInterpreter` this file follows */
-export const FOLLOWS_EVM = '10.1.3'
-/**
- * The installed @ethereumjs/evm is the one this file follows; with another, FirnEVM runs ethereumjs' own (a test
- * fails until this file is checked against the new release and FOLLOWS_EVM moved).
- */
-export const installedEvm: string = JSON.parse(readFileSync(new URL('../../package.json', evmModule), 'utf8')).version
-export const followsInstalledEvm = installedEvm === FOLLOWS_EVM
-const { Interpreter } = (await evmInternal('./interpreter.js')) as { Interpreter: InterpreterClass }
 const { defaultBlock } = (await evmInternal('./evm.js')) as { defaultBlock: () => unknown }
 
 /** the fields of the EVM the run reads (protected in ethereumjs' types) */
@@ -80,7 +65,7 @@ export async function runInterpreter(evm: EVM, message: Message, opts: Interpret
     createdAddresses: message.createdAddresses,
     initialLogs: opts.initialLogs,
   }
-  const interpreter = new Interpreter(
+  const interpreter = new (FirnInterpreter as unknown as InterpreterClass)(
     evm,
     self.stateManager,
     self.blockchain,

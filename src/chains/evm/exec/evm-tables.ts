@@ -11,7 +11,8 @@
 import type { Common } from '@ethereumjs/common'
 import { EVM, type EVMOpts, type ExecResult, getOpcodesForHF, type Message, NobleBN254 } from '@ethereumjs/evm'
 import { remember } from '../../../runtime/bounded-map.js'
-import { evmInternal, followsInstalledEvm, runInterpreter } from './evm-run.js'
+import { evmInternal, followsInstalledEvm } from './evm-internal.js'
+import { runInterpreter } from './evm-run.js'
 
 type Table = ReturnType<typeof getOpcodesForHF>
 type CustomOpcodes = NonNullable<EVMOpts['customOpcodes']>

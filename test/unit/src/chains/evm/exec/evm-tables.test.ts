@@ -4,7 +4,7 @@ import { createEVM, type EVM, EVMMockBlockchain } from '@ethereumjs/evm'
 import { SimpleStateManager } from '@ethereumjs/statemanager'
 import { Account, createAddressFromString } from '@ethereumjs/util'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
-import { FOLLOWS_EVM, installedEvm } from '../../../../../../src/chains/evm/exec/evm-run.js'
+import { FOLLOWS_EVM, installedEvm } from '../../../../../../src/chains/evm/exec/evm-internal.js'
 import { createFirnEVM, jumpAnalyses } from '../../../../../../src/chains/evm/exec/evm-tables.js'
 
 const common = createEvmCommon(43112n)
