@@ -1,14 +1,16 @@
 /**
  * ethereumjs' interpreter loop (`Interpreter.run` of @ethereumjs/evm 10.1.3, legacy code) without a promise per
- * opcode: an opcode with a fixed fee and a synchronous handler runs without an `await`.
+ * opcode: an opcode with a fixed fee, or a memory fee (evm-memory-ops.ts), and a synchronous handler runs without
+ * an `await`.
  *
  * ethereumjs makes `runStep` an async function and awaits it for every opcode, so each opcode (PUSH, DUP, ADD,
  * JUMP...) allocates a promise and the async function's state, and resumes from the microtask queue: ~180 KB of
  * the ~550 KB an ERC-20 transfer allocates, which the young generation's scavenges then pay for
  * (docs/performance.md, "Sixth round"). Here `run` calls a step that does ethereumjs' work for such an opcode
- * inline: the invalid-opcode check, `useGas` with the fixed fee, the program counter, EIP-7928's post-call check,
- * the handler, the access witness commit. Every other step is ethereumjs' own `runStep`, awaited: opcodes with a
- * dynamic fee or an async handler (memory, storage, logs, calls, creates, the call guard's jumps), every opcode
+ * inline: the fee (fixed, or evm-memory-ops.ts `syncFee`), the invalid-opcode check, `useGas`, the program counter,
+ * EIP-7928's post-call check, the handler (evm-memory-ops.ts `fastHandler` for MLOAD and MSTORE), the access witness
+ * commit. Every other step is ethereumjs' own `runStep`, awaited: opcodes with another dynamic fee or an async
+ * handler (storage, logs, calls, creates, CALLDATALOAD, the call guard's jumps), every opcode
  * while a `step` listener (a tracer) is attached or ethereumjs debugs, and all of a run with the profiler on, EOF
  * (EIP-3540) or code-chunk witnesses (EIP-6800, EIP-7864). The rest of `run` is ethereumjs' as it is: the jump
  * analysis at the first jump, the opcode cache after it, the error handling, EIP-8037's leftover burn.
@@ -20,6 +22,7 @@
 import { EVMError } from '@ethereumjs/evm'
 import { BIGINT_0, EthereumJSErrorWithoutCode } from '@ethereumjs/util'
 import { evmInternal, followsInstalledEvm } from './evm-internal.js'
+import { fastHandler, type MemoryRunState, syncFee } from './evm-memory-ops.js'
 
 interface OpInfo {
   feeBigInt: bigint
@@ -31,8 +34,9 @@ interface OpInfo {
 interface OpEntry {
   opcodeInfo: OpInfo
   opHandler: (runState: RunState, common: unknown) => unknown
+  gasHandler?: unknown
 }
-interface RunState {
+interface RunState extends MemoryRunState {
   programCounter: number
   opCode: number
   code: Uint8Array
@@ -51,7 +55,7 @@ interface Analysis {
 interface InterpreterLike {
   _runState: RunState
   _evm: { DEBUG: boolean; events: { listenerCount(event: string): number } }
-  common: { isActivatedEIP(eip: number): boolean }
+  common: { isActivatedEIP(eip: number): boolean; param(name: string): bigint }
   profilerOpts?: { enabled?: boolean }
   lookupOpInfo(op: number): OpEntry
   useGas(amount: bigint, context?: OpInfo): void
@@ -75,14 +79,19 @@ const JUMPSUB = 0x5e
 function step(self: InterpreterLike, opcodeObj: OpEntry | undefined): Promise<void> | undefined {
   const opEntry = opcodeObj ?? self.lookupOpInfo(self._runState.opCode)
   const opInfo = opEntry.opcodeInfo
-  if (opInfo.dynamicGas || opInfo.isAsync || self._evm.DEBUG || self._evm.events.listenerCount('step') > 0) {
-    return self.runStep(opcodeObj)
+  if (opInfo.isAsync || self._evm.DEBUG || self._evm.events.listenerCount('step') > 0) return self.runStep(opcodeObj)
+  let gas = opInfo.feeBigInt
+  if (opInfo.dynamicGas) {
+    const fee = syncFee.get(opEntry.gasHandler)
+    if (fee === undefined) return self.runStep(opcodeObj)
+    gas = fee(self._runState, gas, self.common)
   }
   if (opInfo.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)
-  self.useGas(opInfo.feeBigInt, opInfo)
+  self.useGas(gas, opInfo)
   self._runState.programCounter++
   consumeEip7928PostTargetCallOog(self._runState)
-  opEntry.opHandler(self._runState, self.common)
+  const handler = fastHandler.get(opEntry.opHandler) ?? opEntry.opHandler
+  handler(self._runState, self.common)
   self._runState.env.accessWitness?.commit()
   return undefined
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createEVM, type EVM, EVMMockBlockchain } from '@ethereumjs/evm'
 import { SimpleStateManager } from '@ethereumjs/statemanager'
-import { Account, createAddressFromString } from '@ethereumjs/util'
+import { Account, createAddressFromString, setLengthLeft } from '@ethereumjs/util'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
 import { FOLLOWS_EVM, installedEvm } from '../../../../../../src/chains/evm/exec/evm-internal.js'
 import { createFirnEVM, jumpAnalyses } from '../../../../../../src/chains/evm/exec/evm-tables.js'
@@ -50,7 +50,11 @@ async function call(make: (sm: SimpleStateManager) => Promise<EVM> | EVM, code: 
   await sm.putCode(to, Uint8Array.from(code))
   const e = await make(sm)
   const { execResult: r } = await e.runCall({ to, caller, value: 1n, gasLimit, data: Uint8Array.from([1, 2]) })
+  const slots = []
+  for (let i = 0; i < 5; i++)
+    slots.push(Buffer.from(await sm.getStorage(to, setLengthLeft(Uint8Array.from([i]), 32))).toString('hex'))
   return {
+    slots,
     returnValue: Buffer.from(r.returnValue).toString('hex'),
     gasUsed: r.executionGasUsed,
     gas: r.gas,
@@ -80,6 +84,24 @@ describe('FirnEVM runInterpreter (evm-run.ts)', () => {
     'out of gas': [0x5b, 0x60, 0, 0x56],
     // the call data back
     calldata: [0x36, 0x60, 0, 0x60, 0, 0x37, 0x36, 0x60, 0, 0xf3],
+    // MSTORE of an all-ones word unaligned and of a word across the first 8 KiB of memory, MSTORE8, MLOADs (one
+    // past the end: zeros, and memory grows), KECCAK256 over memory, each stored; RETURN of a range across 8 KiB
+    'memory words': [
+      ...[0x7f, ...Array(32).fill(0xff), 0x60, 3, 0x52],
+      ...[0x7f, ...Array.from({ length: 32 }, (_, i) => i + 1), 0x61, 0x1f, 0xfe, 0x52],
+      ...[0x60, 0xab, 0x60, 40, 0x53],
+      ...[0x61, 0x1f, 0xf0, 0x51, 0x60, 1, 0x55],
+      ...[0x60, 20, 0x51, 0x60, 2, 0x55],
+      ...[0x61, 0x21, 0x00, 0x51, 0x60, 3, 0x55],
+      ...[0x60, 64, 0x60, 0, 0x20, 0x60, 4, 0x55],
+      ...[0x60, 96, 0x61, 0x1f, 0xe0, 0xf3],
+    ],
+    // MSTORE8 at the last byte of the second word grows memory to two words, RETURN them
+    'memory byte': [0x60, 0xab, 0x60, 63, 0x53, 0x60, 64, 0x60, 0, 0xf3],
+    // MSTORE far out: the memory's fee runs the gas out
+    'memory out of gas': [0x60, 1, 0x63, 0x10, 0, 0, 0, 0x52],
+    // MSTORE with one word on the stack: its fee reads the offset, the store finds no value
+    'memory stack underflow': [0x60, 1, 0x52],
   }
   for (const [name, code] of Object.entries(programs)) {
     it(`gives ethereumjs' own result: ${name}`, async () => {
