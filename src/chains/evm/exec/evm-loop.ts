@@ -8,9 +8,9 @@
  * the ~550 KB an ERC-20 transfer allocates, which the young generation's scavenges then pay for
  * (docs/performance.md, "Sixth round"). Here `run` calls a step that does ethereumjs' work for such an opcode
  * inline: the fee (fixed, or evm-memory-ops.ts `syncFee`), the invalid-opcode check, `useGas`, the program counter,
- * EIP-7928's post-call check, the handler (evm-memory-ops.ts `fastHandler` for MLOAD and MSTORE), the access witness
- * commit. Every other step is ethereumjs' own `runStep`, awaited: opcodes with another dynamic fee or an async
- * handler (storage, logs, calls, creates, CALLDATALOAD, the call guard's jumps), every opcode
+ * EIP-7928's post-call check, the handler (evm-memory-ops.ts `fastHandler` for MLOAD and MSTORE; awaited only when
+ * an async opcode's handler returns a promise), the access witness commit. Every other step is ethereumjs' own
+ * `runStep`, awaited: opcodes with another dynamic fee (storage, logs, calls, creates), every opcode
  * while a `step` listener (a tracer) is attached or ethereumjs debugs, and all of a run with the profiler on, EOF
  * (EIP-3540) or code-chunk witnesses (EIP-6800, EIP-7864). The rest of `run` is ethereumjs' as it is: the jump
  * analysis at the first jump, the opcode cache after it, the error handling, EIP-8037's leftover burn.
@@ -75,11 +75,14 @@ const JUMP = 0x56
 const JUMPI = 0x57
 const JUMPSUB = 0x5e
 
-/** One step: done inline (undefined) when ethereumjs' `runStep` would not await anything, else its promise. */
+/**
+ * One step: done inline (undefined) when nothing in it has to be awaited; else a promise, ethereumjs' `runStep`'s
+ * for a fee this does not compute synchronously.
+ */
 function step(self: InterpreterLike, opcodeObj: OpEntry | undefined): Promise<void> | undefined {
   const opEntry = opcodeObj ?? self.lookupOpInfo(self._runState.opCode)
   const opInfo = opEntry.opcodeInfo
-  if (opInfo.isAsync || self._evm.DEBUG || self._evm.events.listenerCount('step') > 0) return self.runStep(opcodeObj)
+  if (self._evm.DEBUG || self._evm.events.listenerCount('step') > 0) return self.runStep(opcodeObj)
   let gas = opInfo.feeBigInt
   if (opInfo.dynamicGas) {
     const fee = syncFee.get(opEntry.gasHandler)
@@ -91,7 +94,9 @@ function step(self: InterpreterLike, opcodeObj: OpEntry | undefined): Promise<vo
   self._runState.programCounter++
   consumeEip7928PostTargetCallOog(self._runState)
   const handler = fastHandler.get(opEntry.opHandler) ?? opEntry.opHandler
-  handler(self._runState, self.common)
+  const done = handler(self._runState, self.common)
+  // an async opcode's handler is awaited (ethereumjs marks some synchronous ones async: CALLDATALOAD)
+  if (opInfo.isAsync && done instanceof Promise) return done.then(() => self._runState.env.accessWitness?.commit())
   self._runState.env.accessWitness?.commit()
   return undefined
 }

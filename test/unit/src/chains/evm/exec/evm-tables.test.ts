@@ -96,6 +96,8 @@ describe('FirnEVM runInterpreter (evm-run.ts)', () => {
       ...[0x60, 64, 0x60, 0, 0x20, 0x60, 4, 0x55],
       ...[0x60, 96, 0x61, 0x1f, 0xe0, 0xf3],
     ],
+    // CALLDATALOAD (an async opcode in ethereumjs with a synchronous handler) at 0, 1 and past the end, stored
+    'calldata words': [0x60, 0, 0x35, 0x60, 1, 0x55, 0x60, 1, 0x35, 0x60, 2, 0x55, 0x60, 100, 0x35, 0x60, 3, 0x55],
     // MSTORE8 at the last byte of the second word grows memory to two words, RETURN them
     'memory byte': [0x60, 0xab, 0x60, 63, 0x53, 0x60, 64, 0x60, 0, 0xf3],
     // MSTORE far out: the memory's fee runs the gas out
