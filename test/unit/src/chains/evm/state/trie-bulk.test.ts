@@ -5,21 +5,9 @@ import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex } from '@ethereumjs/util'
 import { orderedTrieRoot } from '../../../../../../src/chains/evm/exec/trie-root.js'
 import { BulkUnsupported, bulkPut } from '../../../../../../src/chains/evm/state/trie-bulk.js'
+import { seededBytes } from '../../../../../helpers/seeded-bytes.js'
 
-/** xorshift32: the same bytes for the same seed */
-function random(seed: number): (n: number) => Uint8Array {
-  let x = seed
-  return (n) => {
-    const out = new Uint8Array(n)
-    for (let i = 0; i < n; i++) {
-      x ^= x << 13
-      x ^= x >>> 17
-      x ^= x << 5
-      out[i] = x & 255
-    }
-    return out
-  }
-}
+const random = seededBytes
 
 /** every node reachable from the root, as the trie reads them */
 async function nodes(trie: MerklePatriciaTrie): Promise<string[]> {

@@ -5,21 +5,9 @@ import { bytesToHex } from '@ethereumjs/util'
 import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js'
 import { NodeCache } from '../../../../../../src/chains/evm/state/node-layer.js'
 import { type DecodedNodes, trieValue } from '../../../../../../src/chains/evm/state/trie-get.js'
+import { seededBytes } from '../../../../../helpers/seeded-bytes.js'
 
-/** xorshift32: the same bytes for the same seed */
-function random(seed: number): (n: number) => Uint8Array {
-  let x = seed
-  return (n) => {
-    const out = new Uint8Array(n)
-    for (let i = 0; i < n; i++) {
-      x ^= x << 13
-      x ^= x >>> 17
-      x ^= x << 5
-      out[i] = x & 255
-    }
-    return out
-  }
-}
+const random = seededBytes
 
 /** decoded nodes from the trie's own database, counting what was asked */
 async function decodedFrom(trie: MerklePatriciaTrie): Promise<DecodedNodes & { asked: number }> {
