@@ -7,7 +7,8 @@
  * runtime (~1 us per property here), and the runState, result and env hold ~40: ~30 us of every message, about 3 %
  * of an ERC-20 transfer's whole cost in the node (docs/performance.md, "Fifth round"). `Object.assign` copies the
  * same own enumerable properties in the same order, later ones winning, in ~1.5 us. Everything else is
- * ethereumjs' code as it is: the same reads, the same interpreter, the same gas and error handling; a replay of the
+ * ethereumjs' code as it is: the same reads, the same gas and error handling, its interpreter (as FirnInterpreter,
+ * evm-loop.ts, which re-does only the interpreter's loop); a replay of the
  * recorded chain (test/unit/src/chains/evm/exec/replay-recorded.test.ts) and a comparison with ethereumjs' own result
  * for stores, logs, reverts, invalid opcodes and running out of gas (evm-tables.test.ts) check it.
  */
