@@ -6,7 +6,7 @@
  * updates run one at a time; the reads (content, status, get) are synchronous snapshots.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { type Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { type Address, hexToBytes } from '@ethereumjs/util'
 import { type Observable, Subject } from 'rxjs'
 import { prefixedHex } from '../../../runtime/hex.js'
 import { comparePrice, makePoolTx, type PoolTx } from './entry.js'
