@@ -130,18 +130,6 @@ export class NodeLayer implements DB<string, Uint8Array> {
   }
 }
 
-/**
- * The database's trie nodes most recently read or accepted, by unprefixed hex key, up to `maxBytes` of values. A
- * node's key is its hash, so a cached node is never stale; pruning drops the nodes it deletes (`retain`), so a pruned
- * root reads as missing again. Every state read (eth_getBalance, eth_call, block execution) walks the trie from its
- * root: without it each node on the path was a LevelDB read.
- *
- * Eviction is a clock (second chance): a read marks its node, the hand moves over the nodes in insertion order, takes
- * a mark off or evicts an unmarked node. One iterator is kept as the hand. The least-recently-used order this had
- * before re-inserted a node on every hit, and each eviction started a fresh iterator that walked every hole those
- * deletes left at the front of the map's table (V8 keeps them until it rebuilds it): 24 µs per read-read-read-insert
- * round and single inserts of 14 ms once full (70,000 nodes), as `remember` had (runtime/bounded-map.ts).
- */
 /** a cached node: its RLP, whether it was read since the hand passed, its decoded form once a trie read asked */
 interface CachedNode {
   value: Uint8Array
@@ -152,6 +140,19 @@ interface CachedNode {
 /** what a decoded node is counted as, over its RLP: its objects are several times the RLP's size */
 const decodedBytes = (value: Uint8Array): number => 4 * value.length + 512
 
+/**
+ * The database's trie nodes most recently read or accepted, by unprefixed hex key, up to `maxBytes` of values (and
+ * of the decoded nodes trie reads asked for, `decoded`). A node's key is its hash, so a cached node is never stale;
+ * pruning drops the nodes it deletes (`retain`), so a pruned root reads as missing again. Every state read
+ * (eth_getBalance, eth_call, block execution) walks the trie from its root: without it each node on the path was a
+ * LevelDB read.
+ *
+ * Eviction is a clock (second chance): a read marks its node, the hand moves over the nodes in insertion order, takes
+ * a mark off or evicts an unmarked node. One iterator is kept as the hand. The least-recently-used order this had
+ * before re-inserted a node on every hit, and each eviction started a fresh iterator that walked every hole those
+ * deletes left at the front of the map's table (V8 keeps them until it rebuilds it): 24 µs per read-read-read-insert
+ * round and single inserts of 14 ms once full (70,000 nodes), as `remember` had (runtime/bounded-map.ts).
+ */
 export class NodeCache {
   readonly #map = new Map<string, CachedNode>()
   #hand: MapIterator<[string, CachedNode]> | undefined
