@@ -171,7 +171,13 @@ class BootstrapRun {
     const answers = await mapLimited(peers, this.#maxOutstanding, async (peer) =>
       peer === io.self ? io.lastAccepted().id : io.getAcceptedFrontier(peer).catch(() => undefined),
     )
-    const candidates = [...new Set(answers.filter((id): id is string => typeof id === 'string'))]
+    // Other beacons were asked and none answered (a connection still opening, a peer restarting): our own frontier
+    // alone would let the round accept what we have and end the bootstrap where it started, so the round is retried
+    // (no candidates) as when nobody answers.
+    const othersAsked = peers.some((peer) => peer !== io.self)
+    const othersAnswered = answers.some((id, i) => peers[i] !== io.self && typeof id === 'string')
+    const candidates =
+      othersAsked && !othersAnswered ? [] : [...new Set(answers.filter((id): id is string => typeof id === 'string'))]
     return { type: 'bootstrap.frontier', round, candidates, at: io.now() }
   }
 

@@ -63,6 +63,8 @@ export interface FakePeer {
   latencyMs?: number
   /** containers per Ancestors served */
   maxContainers?: number
+  /** GetAcceptedFrontier fails for the first this many calls (a connection still opening) */
+  frontierFails?: number
 }
 
 export interface Call {
@@ -137,6 +139,10 @@ export class FakeNetwork {
       getAcceptedFrontier: async (nodeId) => {
         this.calls.push({ op: 'frontier', peer: nodeId })
         const p = this.peer(nodeId)
+        if ((p.frontierFails ?? 0) > 0) {
+          p.frontierFails = (p.frontierFails ?? 0) - 1
+          throw new Error('stream closed')
+        }
         return (p.chain[p.chain.length - 1] as ParsedBlock).id
       },
       getAccepted: async (nodeId, ids) => {

@@ -219,6 +219,20 @@ describe('bootstrapper machine', () => {
     assert.equal(net.calls.filter((c) => c.op === 'ancestors').length, 3)
   })
 
+  it('a round in which no other beacon answers the frontier is retried, not ended at our own genesis', async () => {
+    const chain = extend(genesisChain(), 50)
+    // ten weighted draws of the frontier sample: we are among them, the others fail the first time
+    const net = new FakeNetwork(new SimulatedClock(), peers(chain, 4, { weight: 2n, frontierFails: 1 }), {
+      nodeId: 'NodeID-self',
+      weight: 2n,
+    })
+    const { actor } = start(net)
+    const s = await runUntil(net, actor, finished)
+    assert.equal(s.value, 'done')
+    assert.deepEqual(net.executedHeights, range(1, 50))
+    assert.ok(s.context.round >= 2)
+  })
+
   it('a frontier reported by a minority is not fetched', async () => {
     const main = extend(genesisChain(), 100)
     const fork = extend(main.slice(0, 51), 70, 'fork')
