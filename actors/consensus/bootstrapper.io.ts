@@ -4,8 +4,10 @@
  * `bootstrapIo` slot returns. One subscription is one bootstrap run (its requests share the run's fetch store and
  * peer tracker); unsubscribing stops it. Requests to `io.self` never reach the network: its frontier is
  * `lastAccepted().id`, its GetAccepted answer the ids `has` accepted. Failures and timeouts count as empty
- * answers; everything a peer controls is bounded (50 requests in flight per phase, ids per answer capped at the
- * number asked, 2000 containers per Ancestors, `maxStored` blocks in memory).
+ * answers, and a frontier round in which other beacons were asked and none answered has no candidates (it is
+ * retried: our own frontier alone would end the bootstrap where it started). Everything a peer controls is bounded
+ * (50 requests in flight per phase, ids per answer capped at the number asked, 2000 containers per Ancestors,
+ * `maxStored` blocks in memory).
  */
 import { Observable } from 'rxjs'
 import {
