@@ -13,6 +13,13 @@ export type { Ecrecover }
 /** what ethereumjs passes to `ecrecover` */
 export type RecoverArgs = Parameters<Ecrecover>
 
+/** `part` behind its length byte at `at`; returns where the next part goes */
+function pack(out: Buffer, at: number, part: Uint8Array): number {
+  out[at] = part.length
+  out.set(part, at + 1)
+  return at + 1 + part.length
+}
+
 /**
  * The recovery's inputs as one string: hash, r and s each behind its length byte, as latin1 (a char per byte, one
  * native encoding), then v and the chain id in decimal. Built byte by byte in hex (ethereumjs' `bytesToHex`), this
@@ -20,13 +27,8 @@ export type RecoverArgs = Parameters<Ecrecover>
  */
 export function keyOf(...[msgHash, v, r, s, chainId]: RecoverArgs): string {
   const packed = Buffer.allocUnsafe(3 + msgHash.length + r.length + s.length)
-  let at = 0
-  for (const part of [msgHash, r, s]) {
-    packed[at] = part.length
-    packed.set(part, at + 1)
-    at += 1 + part.length
-  }
-  return `${packed.toString('latin1')}${v}:${chainId ?? ''}`
+  const at = pack(packed, pack(packed, pack(packed, 0, msgHash), r), s)
+  return `${packed.toString('latin1', 0, at)}${v}:${chainId ?? ''}`
 }
 
 export class SenderCache {
