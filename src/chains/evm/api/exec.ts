@@ -243,9 +243,9 @@ export function execMethods(backend: EthBackend, opts: ExecOptions = {}): Array<
   const sendRawTransaction: EthMethod = async (params) => {
     const raw = parseBytes(params[0], 0)
     checkArity(params, 1, 1)
-    // the sender recovered on a worker thread meanwhile: the pool's recovery is then a cache lookup
-    const ahead = recoverAhead(raw, backend.core.common)
     const tx = decodeRawTransaction(raw, backend.core.common)
+    // the sender recovered on a worker thread meanwhile: the pool's recovery is then a cache lookup
+    const ahead = recoverAhead(tx, backend.core.common)
     const price = 'maxFeePerGas' in tx ? tx.maxFeePerGas : tx.gasPrice
     checkTxFee(price, tx.gasLimit, backend.config.rpcTxFeeCap)
     checkReplayProtection(tx, {

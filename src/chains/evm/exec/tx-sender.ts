@@ -48,9 +48,9 @@ for (const Tx of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACo
 }
 
 /**
- * The sender of frozen `tx` as found by a recovery worker (recover-ahead.ts) from the same bytes under the same
- * chain id: the worker ran ethereumjs' own `getSenderAddress` with all its checks, so the node need not hash and
- * look up the signature again (~45 us). Ignored for an unfrozen tx, or one whose sender is known already.
+ * The sender of frozen `tx` as found by a recovery worker (recover-ahead.ts) from the arguments ethereumjs'
+ * `getSenderPublicKey` passes to `ecrecover` for this tx, so the node need not hash and look up the signature again
+ * (~45 us). Ignored for an unfrozen tx, or one whose sender is known already.
  */
 export function presetSender(tx: object, sender: Uint8Array): void {
   if (sender.length !== 20 || !Object.isFrozen(tx) || senders.has(tx)) return
