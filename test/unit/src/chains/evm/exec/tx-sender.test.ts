@@ -1,11 +1,15 @@
 import '../../../../../../src/runtime/polyfill.js'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createTxFromRLP } from '@ethereumjs/tx'
+import { Hardfork } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
+import { type AccessList, createTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
+import { concatBytes, type EOACode7702AuthorizationList } from '@ethereumjs/util'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
 import { fastEcrecover } from '../../../../../../src/chains/evm/exec/native-crypto.js'
+import { unsignedPart } from '../../../../../../src/chains/evm/exec/signing-message.js'
 import { countCalls } from '../../../../../helpers/count-calls.js'
-import { addressOf, CHAIN_ID, transfer } from './fixtures.js'
+import { addressOf, CHAIN_ID, key, transfer } from './fixtures.js'
 
 describe('tx sender', () => {
   it('is recovered once per frozen tx, afresh for an unfrozen one, and callers get their own copy', () => {
@@ -55,5 +59,68 @@ describe('tx sender', () => {
     assert.deepEqual(open.serialize(), raw)
     open.nonce = 7n
     assert.notDeepEqual(open.serialize(), raw, 'an unfrozen tx is encoded as it is now')
+  })
+
+  it("cuts a typed tx's signing message from its encoding: ethereumjs' own bytes for every type, data and list size", () => {
+    const prague = createEvmCommon(CHAIN_ID)
+    prague.setHardfork(Hardfork.Prague)
+    const to = addressOf(5).bytes
+    const accessList: AccessList = [
+      { address: addressOf(6).toString(), storageKeys: [`0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`] },
+    ]
+    const authorizationList: EOACode7702AuthorizationList = [
+      { chainId: '0x0', address: addressOf(7).toString(), nonce: '0x0', yParity: '0x0', r: '0x01', s: '0x01' },
+    ]
+    const made: TypedTransaction[] = []
+    for (const size of [0, 1, 20, 21, 22, 55, 56, 300]) {
+      // a single byte under 0x80 is its own encoding; 20-22 bytes of data put a type-2 message list at 54-56
+      // bytes, either side of RLP's long-length form (as 55 and 56 bytes of data do for the data itself)
+      const data = new Uint8Array(size).fill(size === 1 ? 0x05 : 0xab)
+      const base = { chainId: CHAIN_ID, nonce: BigInt(size), to, value: 1n, gasLimit: 90_000n, data }
+      const fee = { maxFeePerGas: 10n, maxPriorityFeePerGas: 2n }
+      made.push(createTx({ ...base, type: 1, gasPrice: 10n, accessList }, { common: prague }))
+      made.push(createTx({ ...base, type: 2, ...fee }, { common: prague }))
+      made.push(createTx({ ...base, type: 2, ...fee, accessList }, { common: prague }))
+      made.push(createTx({ ...base, type: 4, ...fee, accessList, authorizationList }, { common: prague }))
+    }
+    for (const unsigned of made) {
+      for (const tx of [unsigned.sign(key(1)), unsigned]) {
+        const expected = concatBytes(Uint8Array.of(tx.type), RLP.encode(tx.raw().slice(0, -3) as Uint8Array[]))
+        const frozen = createTxFromRLP(tx.serialize(), { common: prague })
+        assert.deepEqual(frozen.getMessageToSign(), expected, `type ${tx.type}, ${tx.data.length} bytes of data`)
+        assert.deepEqual(unsignedPart(tx.serialize()), expected)
+        if (tx.isSigned()) assert.equal(frozen.getSenderAddress().toString(), addressOf(1).toString())
+      }
+    }
+  })
+
+  it('cuts without encoding the fields again, and only what is a typed encoding', () => {
+    const common = createEvmCommon(CHAIN_ID)
+    const frozen = createTxFromRLP(transfer(common, 2, 0n, addressOf(5).bytes).serialize(), { common })
+    const encoded = countCalls(Object.getPrototypeOf(frozen), 'raw')
+    try {
+      frozen.serialize()
+      frozen.getHashedMessageToSign()
+      frozen.getMessageToSign()
+      assert.equal(encoded.count, 1, 'the one encoding serialize() keeps')
+    } finally {
+      encoded.restore()
+    }
+    // a blob tx (type 3) cannot be made here without kzg: its 14 fields less v, r and s, as a list
+    const fields = Array.from({ length: 14 }, (_, i) => new Uint8Array(i * 9).fill(i))
+    const blob = concatBytes(Uint8Array.of(3), RLP.encode(fields))
+    assert.deepEqual(unsignedPart(blob), concatBytes(Uint8Array.of(3), RLP.encode(fields.slice(0, 11))))
+    for (const bad of [
+      new Uint8Array(0),
+      Uint8Array.of(2),
+      Uint8Array.of(2, 0x80),
+      Uint8Array.of(2, 0xc3, 1, 2),
+      Uint8Array.of(2, 0xc2, 1, 2),
+      Uint8Array.of(2, 0xc3, 1, 2, 3, 4),
+      Uint8Array.of(2, 0xc3, 0x82, 1, 2),
+      Uint8Array.of(2, 0xf8),
+    ]) {
+      assert.equal(unsignedPart(bad), undefined, `${bad}`)
+    }
   })
 })
