@@ -74,6 +74,18 @@ export class AvaStateManager extends MerkleStateManager {
     return new Account(decoded.nonce, decoded.balance, decoded.storageRoot, decoded.codeHash)
   }
 
+  /**
+   * ethereumjs' putAccount, with the account it put known decoded: its cache keeps the new RLP, which the next read
+   * of the account (the next tx of the same sender, the coinbase) decoded again. The copy is the account as put.
+   */
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    await super.putAccount(address, account)
+    const rlp = account === undefined ? undefined : this._caches?.account?.get(address)?.accountRLP
+    if (account !== undefined && rlp !== undefined && !decodedAccounts.has(rlp)) {
+      decodedAccounts.set(rlp, new Account(account.nonce, account.balance, account.storageRoot, account.codeHash))
+    }
+  }
+
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     return super.getStorage(address, normaliseStorageKey(key))
   }

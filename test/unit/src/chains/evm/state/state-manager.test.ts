@@ -55,6 +55,23 @@ describe('AvaStateManager', () => {
     assert.equal(await sm.getAccount(ADDR), undefined)
   })
 
+  it('reads an account as it was put: changing the put object afterwards changes neither reads nor the state', async () => {
+    const { sm } = setup()
+    const put = new Account(3n, 500n)
+    await sm.putAccount(ADDR, put)
+    put.balance = 1n
+    put.nonce = 9n
+    const read = (await sm.getAccount(ADDR))!
+    assert.deepEqual([read.nonce, read.balance], [3n, 500n])
+    await sm.putAccount(ADDR, new Account(3n, 500n))
+    assert.deepEqual([(await sm.getAccount(ADDR))?.nonce, (await sm.getAccount(ADDR))?.balance], [3n, 500n])
+    await sm.putAccount(ADDR, undefined)
+    assert.equal(await sm.getAccount(ADDR), undefined)
+    const root = await sm.getStateRoot()
+    await sm.putAccount(ADDR, new Account(3n, 500n))
+    assert.notDeepEqual(await sm.getStateRoot(), root)
+  })
+
   it('stores accounts with the 5th field isMultiCoin = false', async () => {
     const { sm } = setup()
     await sm.putAccount(ADDR, new Account(1n, 1000n))
