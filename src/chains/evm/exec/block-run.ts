@@ -18,6 +18,7 @@ import { commitPause } from '../state/writer-pause.js'
 import type { StoredReceipt } from '../store/receipt.js'
 import { guardedOpcodes } from './call-guard.js'
 import { createFirnEVM } from './evm-tables.js'
+import { type PlainTransferResult, plainTransfersApply, runPlainTransfer } from './plain-transfer.js'
 import { avalanchePrecompiles } from './precompiles.js'
 import { orderedTrieRoot } from './trie-root.js'
 
@@ -112,14 +113,21 @@ export class BlockRun {
   private readonly block: Block
   private readonly coinbase = new Address(BLACKHOLE)
   private readonly capacity: bigint
+  /** plain value transfers skip runTx (plain-transfer.ts) under this VM's rules */
+  private readonly plain: boolean
+  /** how many txs went the plain-transfer way (tests) */
+  plainTransfers = 0
 
   constructor(
     readonly vm: VM,
     readonly sm: AvaStateManager,
     readonly env: BlockEnv,
+    /** false: every tx through ethereumjs' runTx (tests compare both ways) */
+    opts: { plainTransfers?: boolean } = {},
   ) {
     this.block = executionBlock(vm.common, env)
     this.capacity = env.capacity ?? env.gasLimit
+    this.plain = opts.plainTransfers !== false && plainTransfersApply(vm)
   }
 
   get used(): bigint {
@@ -132,10 +140,18 @@ export class BlockRun {
     if (pause !== undefined) await pause
     if (tx.type === 3) return { kind: 'invalid', reason: 'transaction type not supported' }
     if (this.gasUsed + tx.gasLimit > this.capacity) return { kind: 'no-room' }
-    let result: RunTxResult
+    let result: RunTxResult | PlainTransferResult | undefined
     const depth = this.sm.checkpoints
     try {
-      result = await runTx(this.vm, {
+      if (this.plain) {
+        result = await runPlainTransfer(this.vm, this.sm, tx, {
+          baseFee: this.env.baseFee,
+          coinbase: this.coinbase,
+          gasUsed: this.gasUsed,
+        })
+        if (result !== undefined) this.plainTransfers++
+      }
+      result ??= await runTx(this.vm, {
         tx,
         block: this.block,
         blockGasUsed: this.gasUsed,
@@ -177,7 +193,7 @@ export class BlockRun {
       effectiveGasPrice: price,
       from: tx.getSenderAddress().bytes,
       to: tx.to?.bytes ?? new Uint8Array(0),
-      contractAddress: result.createdAddress?.bytes ?? new Uint8Array(0),
+      contractAddress: ('createdAddress' in result ? result.createdAddress?.bytes : undefined) ?? new Uint8Array(0),
       bloom: receipt.bitvector,
       logs: receipt.logs.map(([address, topics, data]) => ({ address, topics, data })),
     })
