@@ -143,6 +143,13 @@ export class GasPriceOracle {
     return price
   }
 
+  /**
+   * A block's effective tips: its receipts' effective gas prices less its base fee (the receipt's price is the base
+   * fee plus exactly that tip: exec/block-run.ts `effectiveGasPrice`), so no tx is decoded; a block without a
+   * base fee, or without its receipts, has its txs decoded (~40 us each through ethereumjs, which held the event
+   * loop for tens of ms on a block of a thousand transfers). Accepted blocks never hold a tx whose fee cap is under
+   * the base fee.
+   */
   async #blockFeeInfo(hash: Uint8Array): Promise<FeeInfo> {
     const k = key(hash)
     const cached = this.#feeInfo.get(k)
@@ -150,11 +157,16 @@ export class GasPriceOracle {
     const rlp = await this.#chain.core.getBlockByHash(hash)
     if (rlp === undefined) throw new Error(`block 0x${k} not found`)
     const block = decodeBlock(rlp)
-    const tips = block.txs.map((raw) => {
-      const { tip, capTooLow } = effectiveGasTip(this.#decode(raw), block.header.baseFee)
-      if (capTooLow) throw new Error('max fee per gas less than block base fee')
-      return tip
-    })
+    const baseFee = block.header.baseFee
+    const receipts = baseFee === undefined ? undefined : await this.#chain.core.getReceipts(hash)
+    const tips =
+      baseFee !== undefined && receipts?.length === block.txs.length
+        ? receipts.map((r) => r.effectiveGasPrice - baseFee)
+        : block.txs.map((raw) => {
+            const { tip, capTooLow } = effectiveGasTip(this.#decode(raw), baseFee)
+            if (capTooLow) throw new Error('max fee per gas less than block base fee')
+            return tip
+          })
     const info = { time: block.header.time, tips, parentHash: block.header.parentHash }
     return remember(this.#feeInfo, k, info, this.#blocks + FEE_INFO_EXTRA_SLOTS)
   }
