@@ -193,7 +193,7 @@ export class BlockRun {
       effectiveGasPrice: price,
       from: tx.getSenderAddress().bytes,
       to: tx.to?.bytes ?? new Uint8Array(0),
-      contractAddress: ('createdAddress' in result ? result.createdAddress?.bytes : undefined) ?? new Uint8Array(0),
+      contractAddress: result.createdAddress?.bytes ?? new Uint8Array(0),
       bloom: receipt.bitvector,
       logs: receipt.logs.map(([address, topics, data]) => ({ address, topics, data })),
     })

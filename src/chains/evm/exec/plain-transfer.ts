@@ -15,9 +15,10 @@
  * (plain-transfer.test.ts).
  */
 import type { EVM } from '@ethereumjs/evm'
-import { Capability, type TypedTransaction } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, type Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import type { PostByzantiumTxReceipt, VM } from '@ethereumjs/vm'
+import { effectiveGasTip, feeCaps } from '../gasprice/tip.js'
 import type { AvaStateManager } from '../state/state-manager.js'
 
 /** EIPs that change what a transfer costs, touches or logs in ways this path does not follow */
@@ -28,6 +29,8 @@ const FOLLOWED = [1559, 2718, 2930]
 export interface PlainTransferResult {
   totalGasSpent: bigint
   receipt: PostByzantiumTxReceipt
+  /** a plain transfer creates no contract (as runTx's result says for a call) */
+  createdAddress?: undefined
 }
 
 interface Quiet {
@@ -62,8 +65,8 @@ function plainShape(tx: TypedTransaction): boolean {
 const hasCode = (account: Account): boolean => !equalsBytes(account.codeHash, KECCAK256_NULL)
 
 /**
- * Applies `tx` to `sm` as a plain transfer in a block of base fee `baseFee` paid to `coinbase`, after `blockGasUsed`
- * gas of the block's earlier txs; undefined (the state untouched) when it is not one `runTx` would run that way.
+ * Applies `tx` to `sm` as a plain transfer in a block of base fee `baseFee` paid to `coinbase`, after `gasUsed` gas
+ * of the block's earlier txs; undefined (the state untouched) when it is not one `runTx` would run that way.
  */
 export async function runPlainTransfer(
   vm: VM,
@@ -79,15 +82,14 @@ export async function runPlainTransfer(
   if ((vm.evm as EVM).getPrecompile(to) !== undefined) return undefined
   const gasUsed = tx.getIntrinsicGas()
   if (tx.gasLimit < gasUsed) return undefined
-  const maxFee = 'maxFeePerGas' in tx ? tx.maxFeePerGas : tx.gasPrice
-  if (maxFee < baseFee) return undefined
-  // runTx's inclusion fee: the effective tip of a fee-market tx, a legacy price less the base fee
-  const tip = tx.supports(Capability.EIP1559FeeMarket) ? tx.getEffectivePriorityFee(baseFee) : maxFee - baseFee
+  // runTx's inclusion fee is the effective tip (min(tip cap, fee cap - base fee); a legacy price less the base fee)
+  const { tip, capTooLow } = effectiveGasTip(tx, baseFee)
+  if (capTooLow) return undefined
   const gasPrice = tip + baseFee
   const sender = await sm.getAccount(caller)
   if (sender === undefined || hasCode(sender) || sender.nonce !== tx.nonce) return undefined
-  // runTx's two checks: the upfront cost at the block's price, and the value plus the gas at the tx's highest
-  if (sender.balance < tx.getUpfrontCost(baseFee) || sender.balance < tx.value + tx.gasLimit * maxFee) return undefined
+  // runTx's balance checks: the value plus the gas at the fee cap (its upfront cost at the block's price is never more)
+  if (sender.balance < tx.value + tx.gasLimit * feeCaps(tx).feeCap) return undefined
   const recipient = await sm.getAccount(to)
   if (recipient !== undefined && hasCode(recipient)) return undefined
   const miner = await sm.getAccount(coinbase)

@@ -170,18 +170,16 @@ let pool: RecoverPool | undefined
 /**
  * The arguments ethereumjs' `getSenderPublicKey` passes to `ecrecover` for `tx` (capabilities/legacy.js, shared by
  * every tx type), or undefined where it would not recover (unsigned, a key it holds already) or would keep nothing
- * (an unfrozen tx); its high-s check is the constructor's too, so no decoded tx fails it. The sender-cache test checks that the node's own recovery then misses nothing.
+ * (an unfrozen tx). Its high-s check is the constructor's too, so no decoded tx fails it; recover-ahead.test.ts
+ * checks, for each tx type, that ethereumjs' own recovery of the same bytes then finds every key in the cache.
  */
 export function recoveryArgs(tx: TypedTransaction): RecoverArgs | undefined {
   const { v, r, s } = tx
   if (!Object.isFrozen(tx) || tx.cache.senderPubKey !== undefined) return undefined
   if (v === undefined || r === undefined || s === undefined) return undefined
   const chainId = tx.supports(Capability.EIP155ReplayProtection) ? tx.common.chainId() : undefined
-  try {
-    return [tx.getMessageToVerifySignature(), v, bigIntToUnpaddedBytes(r), bigIntToUnpaddedBytes(s), chainId]
-  } catch {
-    return undefined
-  }
+  // the signing message throws only for an unsigned tx, which has no v, r and s
+  return [tx.getMessageToVerifySignature(), v, bigIntToUnpaddedBytes(r), bigIntToUnpaddedBytes(s), chainId]
 }
 
 /**

@@ -80,8 +80,9 @@ export class AvaStateManager extends MerkleStateManager {
    */
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
     await super.putAccount(address, account)
-    const rlp = account === undefined ? undefined : this._caches?.account?.get(address)?.accountRLP
-    if (account !== undefined && rlp !== undefined && !decodedAccounts.has(rlp)) {
+    if (account === undefined) return
+    const rlp = this._caches?.account?.get(address)?.accountRLP
+    if (rlp !== undefined) {
       decodedAccounts.set(rlp, new Account(account.nonce, account.balance, account.storageRoot, account.codeHash))
     }
   }

@@ -170,3 +170,45 @@ describe('fee oracle after txs with tips', () => {
     }
   })
 })
+
+describe('fee oracle without receipts', () => {
+  let chain: TestChain
+  before(async () => {
+    chain = await openTestChain()
+  })
+  after(async () => {
+    await chain.close()
+  })
+
+  it("takes a block's tips from its receipts, and decodes its txs when the receipts cannot be read: the same tips", async () => {
+    await mineTips(chain, [7n * GWEI, 1n * GWEI])
+    await mineTips(chain, [9n * GWEI, 3n * GWEI, 5n * GWEI])
+    const vm = chain.vm
+    let asked = 0
+    const chainWith = (getReceipts: typeof vm.core.getReceipts) => ({
+      config: vm.config,
+      core: {
+        common: vm.core.common,
+        getBlockByHash: (h: Uint8Array) => vm.core.getBlockByHash(h),
+        getBlockByNumber: (n: bigint) => vm.core.getBlockByNumber(n),
+        getReceipts,
+      },
+      latest: () => vm.latest(),
+      lastAccepted: () => vm.lastAccepted(),
+      estimateBaseFeeAfter: (h: Parameters<typeof vm.estimateBaseFeeAfter>[0]) => vm.estimateBaseFeeAfter(h),
+      now: () => Date.now(),
+    })
+    const fromReceipts = new GasPriceOracle(chainWith((h) => vm.core.getReceipts(h)))
+    const decoded = new GasPriceOracle(
+      chainWith(async () => {
+        asked++
+        return undefined
+      }),
+    )
+    const tip = await fromReceipts.suggestTip()
+    // sorted [1, 3, 5, 7, 9] gwei: the 40th percentile is index (5 - 1) * 40 / 100 = 1
+    assert.equal(tip, 3n * GWEI)
+    assert.equal(await decoded.suggestTip(), tip)
+    assert.ok(asked > 0, 'the receipts were asked for and missing')
+  })
+})

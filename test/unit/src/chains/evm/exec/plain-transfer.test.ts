@@ -116,18 +116,20 @@ describe('plain transfers', () => {
         { type: 1, chainId: CHAIN_ID, nonce: 6n, to: fresh(2), value: 1n, gasLimit: 30_000n, gasPrice: 9n, accessList },
         { common },
       ).sign(key(0)),
-      // refused: a nonce ahead, a fee under the base fee, more value than the balance, too little gas
+      // refused: a nonce ahead, a fee under the base fee, more value than the balance, too little gas, the fee cap
       transfer(common, 1, 5n, fresh(3)),
       transfer(common, 1, 0n, fresh(3), { maxFee: BASE_FEE - 1n, tip: 0n }),
       transfer(common, 1, 0n, fresh(3), { value: 10n ** 18n }),
       transfer(common, 1, 0n, fresh(3), { gasLimit: 20_999n }),
+      // enough for the upfront cost at the block's price (5 + tip 2), not for the value and gas at the fee cap (10)
+      transfer(common, 1, 0n, fresh(3), { value: 10n ** 18n - 21_000n * 8n }),
       // and one that is a plain transfer, after them
       transfer(common, 2, 0n, fresh(4)),
     ]
     const stock = await block(alloc, txs, false)
     assert.deepEqual(
       stock.refusals.map((r) => (r === undefined ? 'in' : 'refused')),
-      [...Array(7).fill('in'), ...Array(4).fill('refused'), 'in'],
+      [...Array(7).fill('in'), ...Array(5).fill('refused'), 'in'],
     )
     assert.equal(await same(alloc, txs), 1)
   })
