@@ -8,6 +8,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
+import { presetEncoding } from '../exec/tx-sender.js'
 
 class RlpError extends Error {}
 
@@ -254,9 +255,13 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTran
     if (err instanceof DecodeError) throw new Error(err.text())
     throw err
   }
+  let tx: TypedTransaction
   try {
-    return createTxFromRLP(raw, { common })
+    tx = createTxFromRLP(raw, { common })
   } catch {
     throw new Error('invalid sender')
   }
+  // the strict decode above makes `raw` the tx's one encoding: ethereumjs need not encode it again
+  presetEncoding(tx, raw)
+  return tx
 }

@@ -7,7 +7,8 @@
  * kept by tx object, or the address a recovery worker found for the same bytes (`presetSender`). An unfrozen one is
  * asked afresh as before. Its encoding (`serialize()`) is kept the same way: ethereumjs encodes it again on every
  * call, and a transfer was encoded six times on its way through the node (the pool's size check and entry, the
- * hash, the block body, the tx trie, the executor), ~60 us in all. A typed tx's signing message (`getMessageToSign`,
+ * hash, the block body, the tx trie, the executor), ~60 us in all; a tx decoded from a client's strictly canonical bytes
+keeps those bytes instead (`presetEncoding`), so it is never encoded at all. A typed tx's signing message (`getMessageToSign`,
  * what its sender's recovery hashes) is cut from that kept encoding (signing-message.ts) instead of being encoded
  * again from its fields (~25 us of bigint conversions). Loaded with the Common (common.ts), before any tx is made.
  */
@@ -65,4 +66,16 @@ for (const Tx of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACo
 export function presetSender(tx: object, sender: Uint8Array): void {
   if (sender.length !== 20 || !Object.isFrozen(tx) || senders.has(tx)) return
   senders.set(tx, sender.slice())
+}
+
+/**
+ * The bytes frozen `tx` was decoded from, kept as its encoding: ethereumjs would encode it again from its fields on
+ * the first `serialize()` (~20 us of bigint and hex conversions per sent tx, for its hash). Only for bytes that passed
+ * a strict decoder (exec-rawtx.ts `decodeRawTransaction`: canonical RLP, no leading zeros, nothing after the value,
+ * as geth's decoder demands), which makes them the one encoding of the tx's fields, the bytes ethereumjs would
+ * produce. Ignored for an unfrozen tx, or one whose encoding is known already.
+ */
+export function presetEncoding(tx: object, raw: Uint8Array): void {
+  if (!Object.isFrozen(tx) || encodings.has(tx)) return
+  encodings.set(tx, raw.slice())
 }

@@ -5,6 +5,7 @@ import { Hardfork } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { type AccessList, createTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { concatBytes, type EOACode7702AuthorizationList } from '@ethereumjs/util'
+import { decodeRawTransaction } from '../../../../../../src/chains/evm/api/exec-rawtx.js'
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
 import { fastEcrecover } from '../../../../../../src/chains/evm/exec/native-crypto.js'
 import { unsignedPart } from '../../../../../../src/chains/evm/exec/signing-message.js'
@@ -91,6 +92,41 @@ describe('tx sender', () => {
         assert.deepEqual(unsignedPart(tx.serialize()), expected)
         if (tx.isSigned()) assert.equal(frozen.getSenderAddress().toString(), addressOf(1).toString())
       }
+    }
+  })
+
+  it("keeps a strictly decoded client tx's bytes as its encoding: ethereumjs' own bytes and hash, never encoded", () => {
+    const prague = createEvmCommon(CHAIN_ID)
+    prague.setHardfork(Hardfork.Prague)
+    const to = addressOf(5).bytes
+    const accessList: AccessList = [{ address: addressOf(6).toString(), storageKeys: [`0x${'11'.repeat(32)}`] }]
+    const made: TypedTransaction[] = []
+    for (const size of [0, 1, 56, 300]) {
+      const data = new Uint8Array(size).fill(size === 1 ? 0x05 : 0xab)
+      const base = { nonce: BigInt(size), value: BigInt(size) * 10n ** 18n, gasLimit: 90_000n, data }
+      const fee = { maxFeePerGas: 10n ** 12n, maxPriorityFeePerGas: 0n }
+      made.push(createTx({ ...base, to, type: 0, gasPrice: 10n ** 11n }, { common: prague }))
+      made.push(createTx({ ...base, to, type: 1, gasPrice: 1n, accessList, chainId: CHAIN_ID }, { common: prague }))
+      made.push(createTx({ ...base, to, type: 2, ...fee, chainId: CHAIN_ID }, { common: prague }))
+      made.push(createTx({ ...base, type: 2, ...fee, accessList, chainId: CHAIN_ID }, { common: prague }))
+    }
+    for (const unsigned of made) {
+      const raw = unsigned.sign(key(1)).serialize()
+      const fresh = createTxFromRLP(raw, { common: prague, freeze: false })
+      const [bytes, hash] = [fresh.serialize(), fresh.hash()]
+      const decoded = decodeRawTransaction(raw, prague)
+      const encoded = countCalls(Object.getPrototypeOf(decoded), 'raw')
+      try {
+        assert.deepEqual(decoded.serialize(), bytes, `type ${decoded.type}, ${decoded.data.length} bytes of data`)
+        assert.deepEqual(decoded.hash(), hash)
+        assert.equal(encoded.count, 0, 'the bytes it was decoded from, not a new encoding')
+      } finally {
+        encoded.restore()
+      }
+      assert.equal(decoded.getSenderAddress().toString(), addressOf(1).toString())
+      decoded.serialize().fill(0)
+      raw.fill(0)
+      assert.deepEqual(decoded.serialize(), bytes, "neither the caller's bytes nor a copy change it")
     }
   })
 
