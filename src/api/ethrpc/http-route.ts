@@ -84,8 +84,10 @@ class HttpExchange implements Session {
     const res = this.res
     if (this.#responded || res.destroyed) return
     this.#responded = true
-    const head = ['Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(text))]
-    if (this.cut) head.push('Connection', 'close')
+    const length = Buffer.byteLength(text)
+    const head = this.cut
+      ? { 'Content-Type': JSON_TYPE, 'Content-Length': length, Connection: 'close' }
+      : { 'Content-Type': JSON_TYPE, 'Content-Length': length }
     writeAtTurnEnd(res, 200, head, text)
   }
 

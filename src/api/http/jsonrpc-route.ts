@@ -21,10 +21,6 @@ export interface JsonRpcServeOptions {
 const JSON_TYPE = 'application/json; charset=utf-8'
 export const NOT_BOOTSTRAPPED = 'API call rejected because chain is not done bootstrapping'
 
-function setPending(res: ServerResponse, pending: readonly string[]): void {
-  for (let i = 0; i < pending.length; i += 2) res.setHeader(pending[i]!, pending[i + 1]!)
-}
-
 /** gorilla/rpc: drop everything from the first ';', lower-case, no trimming. */
 function contentTypeOf(req: IncomingMessage): string {
   const raw = req.headers['content-type'] ?? ''
@@ -32,33 +28,23 @@ function contentTypeOf(req: IncomingMessage): string {
   return semi === -1 ? raw : raw.slice(0, semi)
 }
 
-/**
- * `pending` are header name/value pairs the caller has not set yet (node-id, Vary): the success path writes
- * them with the rest in one `writeHead` call, the error paths set them first.
- */
+/** Serves `req`; headers the server owes the answer (node-id, Vary) go out with its head (response.ts). */
 export function serveJsonRpc(
   req: IncomingMessage,
   res: ServerResponse,
   route: JsonRpcRoute,
   opts: JsonRpcServeOptions,
-  pending: readonly string[],
 ) {
-  if (route.ready !== undefined && !route.ready()) {
-    setPending(res, pending)
-    return httpError(res, 503, NOT_BOOTSTRAPPED)
-  }
+  if (route.ready !== undefined && !route.ready()) return httpError(res, 503, NOT_BOOTSTRAPPED)
   if (req.method === 'GET' && route.get !== undefined) return route.get(req, res)
   if (req.method !== 'POST') return rpcError(res, 405, `rpc: POST method required, received ${req.method}`)
   const contentType = contentTypeOf(req)
-  if (contentType.toLowerCase() !== 'application/json') {
-    setPending(res, pending)
+  if (contentType.toLowerCase() !== 'application/json')
     return rpcError(res, 415, `rpc: unrecognized Content-Type: ${contentType}`)
-  }
   readBody(req, route.maxBodyBytes ?? opts.maxBodyBytes, (outcome) => {
     if (!outcome.ok) {
       if (outcome.reason === 'aborted') return
       res.setHeader('Connection', 'close')
-      setPending(res, pending)
       return httpError(res, 413, 'http: request body too large')
     }
     const deadlines = opts.deadlines
@@ -69,23 +55,19 @@ export function serveJsonRpc(
       (reply) => {
         deadlines.delete(res)
         if (res.destroyed) return
-        // one writeHead with a flat list; Content-Length framing as Go's net/http uses for a one-piece body
-        const head = pending.slice()
-        if (reply.handlerRan) head.push('X-Content-Type-Options', 'nosniff')
+        // one writeHead with the whole head; Content-Length framing as Go's net/http uses for a one-piece body
+        const nosniff = reply.handlerRan ? { 'X-Content-Type-Options': 'nosniff' } : undefined
         if (reply.body === undefined) {
-          head.push('Content-Length', '0')
-          writeAtTurnEnd(res, 200, head, '')
+          writeAtTurnEnd(res, 200, { ...nosniff, 'Content-Length': 0 }, '')
         } else {
           const body = Buffer.from(reply.body, 'utf8')
-          head.push('Content-Type', JSON_TYPE, 'Content-Length', String(body.length))
-          writeAtTurnEnd(res, 200, head, body)
+          writeAtTurnEnd(res, 200, { ...nosniff, 'Content-Type': JSON_TYPE, 'Content-Length': body.length }, body)
         }
       },
       (err: unknown) => {
         deadlines.delete(res)
         opts.log?.warn('JSON-RPC endpoint failed', { url: req.url, error: String(err) })
         if (res.headersSent || res.destroyed) return
-        setPending(res, pending)
         httpError(res, 500, 'internal error')
       },
     )

@@ -26,6 +26,7 @@ import { serveJsonRpc } from './jsonrpc-route.js'
 import { originMatcher, originRefused, WS_ORIGIN_REFUSED } from './origin-policy.js'
 import { cleanPath, escapePath, needsCleaning, parseRequestTarget } from './path.js'
 import { httpError, socketError } from './plain.js'
+import { FirnResponse } from './response.js'
 import { type Route, Router, type RouteWrapper } from './router.js'
 
 export interface HttpLog {
@@ -97,7 +98,6 @@ interface PathError {
   location?: string
 }
 
-const NO_HEADERS: readonly string[] = []
 const FORBIDDEN: PathError = { status: 403, message: 'invalid host specified' }
 
 export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
@@ -135,13 +135,9 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
     return router.resolve(target.path) ?? { status: 404, message: '404 page not found' }
   }
 
-  // The hot path (a JSON-RPC POST without Origin) writes node-id and `Vary: Origin` in its single writeHead;
-  // every other path sets them up front. setHeader costs about as much as the rest of the request.
-  const baseHeaders: readonly string[] = ['Node-Id', nodeId, 'Vary', 'Origin']
-  const setBase = (res: ServerResponse): void => {
-    res.setHeader('Node-Id', nodeId)
-    res.setHeader('Vary', 'Origin')
-  }
+  // A request without Origin owes node-id and `Vary: Origin` to its answer's head (response.ts): the hot path (a
+  // JSON-RPC POST) writes them in its single writeHead instead of setting them up front
+  const baseHeaders: Readonly<Record<string, string>> = { 'Node-Id': nodeId, Vary: 'Origin' }
   /** The route that serves a request from `origin` (a page's), or the refusal. */
   const guard = (target: Route, origin: string | undefined): Route | PathError => {
     const other = target.untrustedOrigins
@@ -165,11 +161,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
       if ((guarded ? trustedCors : cors).apply(req, res)) return
       if (!('status' in target)) target = guard(target, headers.origin)
     }
-    if (plain && !('status' in target) && target.kind === 'jsonrpc') {
-      serveJsonRpc(req, res, target, rpcOptions, baseHeaders)
-      return
-    }
-    if (plain) setBase(res)
+    if (plain) (res as FirnResponse).owe(baseHeaders)
     if ('status' in target) {
       if (target.location === undefined) httpError(res, target.status, target.message)
       else {
@@ -177,7 +169,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
         res.end()
       }
     } else if (target.kind === 'jsonrpc') {
-      serveJsonRpc(req, res, target, rpcOptions, NO_HEADERS)
+      serveJsonRpc(req, res, target, rpcOptions)
     } else {
       try {
         target.handle(req, res)
@@ -219,7 +211,8 @@ export function createHttpServer(opts: HttpServerOptions): HttpApiServer {
     }
   }
 
-  const serverOptions: ServerOptions = {
+  const serverOptions: ServerOptions<typeof IncomingMessage, typeof FirnResponse> = {
+    ServerResponse: FirnResponse,
     headersTimeout: headersMs,
     requestTimeout: requestMs,
     keepAliveTimeout: t.idleMs ?? 120_000,

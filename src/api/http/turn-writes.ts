@@ -7,9 +7,9 @@
  * find it running (docs/performance.md, "Fourth round"). An answer waits at most for the rest of the turn
  * it was made in; a response whose connection closed meanwhile is skipped.
  */
-import type { ServerResponse } from 'node:http'
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 
-/** response, status, flat header list, body: four slots per answer */
+/** response, status, head, body: four slots per answer */
 let queued: unknown[] = []
 
 function flush(): void {
@@ -19,7 +19,7 @@ function flush(): void {
     const res = answers[i] as ServerResponse
     if (res.destroyed) continue
     try {
-      res.writeHead(answers[i + 1] as number, answers[i + 2] as string[])
+      res.writeHead(answers[i + 1] as number, answers[i + 2] as OutgoingHttpHeaders)
       res.end(answers[i + 3] as string | Buffer)
     } catch {
       // a response that cannot be written (its socket failed under it) does not keep the others from theirs
@@ -28,8 +28,16 @@ function flush(): void {
   }
 }
 
-/** Writes `status`, the flat `head` (name, value, ...) and `body` as one answer at the end of this turn. */
-export function writeAtTurnEnd(res: ServerResponse, status: number, head: string[], body: string | Buffer): void {
+/**
+ * Writes `status`, the whole `head` and `body` as one answer at the end of this turn. The head as one object, with no
+ * header set on `res` before: Node writes it as it is (response.ts).
+ */
+export function writeAtTurnEnd(
+  res: ServerResponse,
+  status: number,
+  head: OutgoingHttpHeaders,
+  body: string | Buffer,
+): void {
   queued.push(res, status, head, body)
   if (queued.length === 4) setImmediate(flush)
 }

@@ -54,7 +54,7 @@ describe('writeAtTurnEnd', () => {
     const answer = get(port, '/one')
     await hold(1)
     const { res } = held.splice(0)[0]!
-    writeAtTurnEnd(res, 200, ['Content-Type', 'text/plain', 'Content-Length', '2'], 'ok')
+    writeAtTurnEnd(res, 200, { 'Content-Type': 'text/plain', 'Content-Length': 2 }, 'ok')
     assert.equal(res.headersSent, false, 'nothing is written while the turn goes on')
     await new Promise((resolve) => setImmediate(resolve))
     assert.equal(res.headersSent, true)
@@ -70,10 +70,10 @@ describe('writeAtTurnEnd', () => {
     )
     await hold(3)
     const byPath = new Map(held.splice(0).map((h) => [h.path, h.res]))
-    writeAtTurnEnd(byPath.get('/gone')!, 200, ['Content-Length', '4'], 'gone')
+    writeAtTurnEnd(byPath.get('/gone')!, 200, { 'Content-Length': 4 }, 'gone')
     // a header value Node refuses: writeHead throws in the flush
-    writeAtTurnEnd(byPath.get('/bad')!, 200, ['X-Bad', 'a\nb', 'Content-Length', '3'], 'bad')
-    writeAtTurnEnd(byPath.get('/fine')!, 201, ['Content-Length', '4'], 'fine')
+    writeAtTurnEnd(byPath.get('/bad')!, 200, { 'X-Bad': 'a\nb', 'Content-Length': 3 }, 'bad')
+    writeAtTurnEnd(byPath.get('/fine')!, 201, { 'Content-Length': 4 }, 'fine')
     byPath.get('/gone')!.destroy()
     const [gone, bad, fine] = await Promise.all(answers)
     assert.ok(gone instanceof Error, 'the closed connection got no answer')
