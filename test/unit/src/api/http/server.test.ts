@@ -8,6 +8,7 @@ import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
 import { after, describe, it } from 'node:test'
 import { createHttpServer, type HttpServerOptions } from '../../../../../src/api/http/server.js'
+import { writeAtTurnEnd } from '../../../../../src/api/http/turn-writes.js'
 import { createJsonRpcEndpoint } from '../../../../../src/api/jsonrpc/service.js'
 import { noParams } from '../../../../../src/rpc/params.js'
 import { defineMethod } from '../../../../../src/rpc/service.js'
@@ -160,6 +161,17 @@ describe('HTTP server', () => {
         assert.equal(e.headers.get('vary'), 'Origin', path)
         assert.equal(e.headers.get('node-id'), NODE_ID, path)
       }
+      // a raw route (a chain's /rpc) owes both to its head too, written once each with the route's own
+      server.router.addRoute('raw', '', {
+        kind: 'raw',
+        handle(_req, res) {
+          writeAtTurnEnd(res, 200, { 'Content-Type': 'application/json', 'Content-Length': 2 }, '{}')
+        },
+      })
+      const rawAnswer = await postJson(base + '/ext/raw')
+      assert.equal(rawAnswer.text, '{}')
+      assert.equal(rawAnswer.headers.vary, 'Origin')
+      assert.equal(rawAnswer.headers['node-id'], NODE_ID)
       const r = await fetch(base + '/ext/test', {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: 'http://app.example' },
