@@ -21,37 +21,41 @@ export class FirnResponse<Request extends IncomingMessage = IncomingMessage> ext
 
   override writeHead(statusCode: number, ...rest: unknown[]): this {
     const owed = this.#owed
-    if (owed !== undefined) {
+    if (owed === undefined) return super.writeHead(statusCode, ...(rest as [OutgoingHttpHeaders]))
+    const last = rest[rest.length - 1]
+    const given = typeof last === 'object' && last !== null ? (last as OutgoingHttpHeaders | unknown[]) : undefined
+    if (!Array.isArray(given) && this.getHeaderNames().length === 0 && !namesAny(given, owed)) {
+      // Object.assign, not spreads: a spread after a spread is V8's slow path, property by property
+      const head: OutgoingHttpHeaders = Object.assign({}, owed, given)
+      const message = typeof rest[0] === 'string' ? rest[0] : undefined
+      // a head Node refuses (a bad value) throws before anything is written: the headers stay owed to the next
+      if (message === undefined) super.writeHead(statusCode, head)
+      else super.writeHead(statusCode, message, head)
       this.#owed = undefined
-      const last = rest[rest.length - 1]
-      const given = typeof last === 'object' && last !== null ? (last as OutgoingHttpHeaders | unknown[]) : undefined
-      if (!Array.isArray(given) && this.getHeaderNames().length === 0 && !namesAny(given, owed)) {
-        // Object.assign, not spreads: a spread after a spread is V8's slow path, property by property
-        const head: OutgoingHttpHeaders = Object.assign({}, owed, given)
-        const message = typeof rest[0] === 'string' ? rest[0] : undefined
-        return message === undefined ? super.writeHead(statusCode, head) : super.writeHead(statusCode, message, head)
-      }
-      for (const name in owed)
-        if (!this.hasHeader(name) && !namesAny(given, { [name]: '' })) this.setHeader(name, owed[name]!)
+      return this
     }
+    this.#owed = undefined
+    for (const name in owed) if (!this.hasHeader(name) && !names(given, name)) this.setHeader(name, owed[name]!)
     return super.writeHead(statusCode, ...(rest as [OutgoingHttpHeaders]))
   }
 }
 
 /** Whether `given` (a head object or flat list) names any of `owed`'s headers, in any case. */
 function namesAny(given: OutgoingHttpHeaders | unknown[] | undefined, owed: Readonly<Record<string, string>>): boolean {
-  if (given === undefined) return false
-  if (Array.isArray(given)) {
-    for (let i = 0; i < given.length; i += 2)
-      if (typeof given[i] === 'string' && owes(owed, given[i] as string)) return true
-    return false
-  }
-  for (const name in given) if (owes(owed, name)) return true
+  for (const name in owed) if (names(given, name)) return true
   return false
 }
 
-/** Whether `owed` has a header of `name`, in any case. */
-function owes(owed: Readonly<Record<string, string>>, name: string): boolean {
-  for (const o in owed) if (o.length === name.length && o.toLowerCase() === name.toLowerCase()) return true
+/** Whether `given` (a head object or flat list) has a header of `name`, in any case. */
+function names(given: OutgoingHttpHeaders | unknown[] | undefined, name: string): boolean {
+  if (given === undefined) return false
+  if (Array.isArray(given)) {
+    for (let i = 0; i < given.length; i += 2)
+      if (typeof given[i] === 'string' && same(given[i] as string, name)) return true
+    return false
+  }
+  for (const key in given) if (same(key, name)) return true
   return false
 }
+
+const same = (a: string, b: string): boolean => a.length === b.length && a.toLowerCase() === b.toLowerCase()

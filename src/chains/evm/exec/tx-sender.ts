@@ -7,10 +7,11 @@
  * kept by tx object, or the address a recovery worker found for the same bytes (`presetSender`). An unfrozen one is
  * asked afresh as before. Its encoding (`serialize()`) is kept the same way: ethereumjs encodes it again on every
  * call, and a transfer was encoded six times on its way through the node (the pool's size check and entry, the
- * hash, the block body, the tx trie, the executor), ~60 us in all; a tx decoded from a client's strictly canonical bytes
-keeps those bytes instead (`presetEncoding`), so it is never encoded at all. A typed tx's signing message (`getMessageToSign`,
- * what its sender's recovery hashes) is cut from that kept encoding (signing-message.ts) instead of being encoded
- * again from its fields (~25 us of bigint conversions). Loaded with the Common (common.ts), before any tx is made.
+ * hash, the block body, the tx trie, the executor), ~60 us in all; a tx decoded from a client's strictly canonical
+ * bytes keeps those bytes instead (`presetEncoding`), so it is never encoded at all. A typed tx's signing message
+ * (`getMessageToSign`, what its sender's recovery hashes) is cut from that kept encoding (signing-message.ts) instead
+ * of being encoded again from its fields (~25 us of bigint conversions). Loaded with the Common (common.ts), before
+ * any tx is made.
  */
 import { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'

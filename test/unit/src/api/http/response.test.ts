@@ -38,6 +38,12 @@ const handlers: Record<string, (res: FirnResponse) => void> = {
     res.writeHead(200, ['VARY', 'Accept-Encoding', 'Content-Length', '2'])
     res.end('ok')
   },
+  '/refused-first': (res) => {
+    // a head Node refuses throws before anything is written; the answer that follows still carries what is owed
+    assert.throws(() => res.writeHead(200, { 'X-Bad': 'a\nb' }))
+    res.writeHead(500, { 'Content-Length': 2 })
+    res.end('no')
+  },
   '/none': (res) => {
     res.writeHead(200, { 'Content-Length': 2 })
     res.end('ok')
@@ -84,6 +90,7 @@ describe('FirnResponse', () => {
       ['/object', 200],
       ['/message', 201],
       ['/implicit', 404],
+      ['/refused-first', 500],
     ] as const) {
       const seen = await get(port, path)
       assert.equal(seen.status, status, path)

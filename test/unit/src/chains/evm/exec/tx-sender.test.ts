@@ -9,6 +9,7 @@ import { decodeRawTransaction } from '../../../../../../src/chains/evm/api/exec-
 import { createEvmCommon } from '../../../../../../src/chains/evm/exec/common.js'
 import { fastEcrecover } from '../../../../../../src/chains/evm/exec/native-crypto.js'
 import { unsignedPart } from '../../../../../../src/chains/evm/exec/signing-message.js'
+import { presetEncoding } from '../../../../../../src/chains/evm/exec/tx-sender.js'
 import { countCalls } from '../../../../../helpers/count-calls.js'
 import { addressOf, CHAIN_ID, key, transfer } from './fixtures.js'
 
@@ -128,6 +129,19 @@ describe('tx sender', () => {
       raw.fill(0)
       assert.deepEqual(decoded.serialize(), bytes, "neither the caller's bytes nor a copy change it")
     }
+  })
+
+  it('keeps no preset bytes for an unfrozen tx or one whose encoding is known', () => {
+    const common = createEvmCommon(CHAIN_ID)
+    const raw = transfer(common, 2, 0n, addressOf(5).bytes).serialize()
+    const other = transfer(common, 2, 1n, addressOf(5).bytes).serialize()
+    const open = createTxFromRLP(raw, { common, freeze: false })
+    presetEncoding(open, other)
+    assert.deepEqual(open.serialize(), raw, 'an unfrozen tx is encoded as it is')
+    const frozen = createTxFromRLP(raw, { common })
+    frozen.serialize()
+    presetEncoding(frozen, other)
+    assert.deepEqual(frozen.serialize(), raw, 'the encoding kept first stays')
   })
 
   it('cuts without encoding the fields again, and only what is a typed encoding', () => {
